@@ -1,0 +1,98 @@
+"""Bot-only rounds, for `cardtui sim`, the benchmarks and the playthrough tests."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine import zodiak
+from engine.bots import make_bot
+from engine.match import Match, Round, shuffled_deck
+from engine.records import Record
+
+MoveHook = Callable[[Round, int, object], None]
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """What a simulation produced: wins per bot kind, moves, rounds and time."""
+
+    rounds: int
+    wins: dict[str, int]
+    no_winner: int
+    moves: int
+    seconds: float
+
+    @property
+    def average_length(self) -> float:
+        """Moves per round."""
+        return self.moves / self.rounds if self.rounds else 0.0
+
+    @property
+    def rounds_per_second(self) -> float:
+        """Rounds played per second of wall time."""
+        return self.rounds / self.seconds if self.seconds else float("inf")
+
+
+def deal_winner(start_scores: Sequence[int], finished: Round) -> int | None:
+    """The seat (Zodiak) or team (Hekata) that won this round or deal, or None."""
+    if isinstance(finished, zodiak.ZodiakRound):
+        return finished.winner
+    gained = [b - a for a, b in zip(start_scores, finished.scores)]
+    if gained[0] == gained[1]:
+        return None
+    return 0 if gained[0] > gained[1] else 1
+
+
+def play_round(
+    game: str, players: int, kinds: Sequence[str], rng: random.Random, dealer: int = 0,
+    on_move: MoveHook | None = None,
+) -> tuple[Record, Round]:
+    """Deal and play one round with bots, returning its record and its end state."""
+    signs = tuple(rng.choice(zodiak.SIGNS) for _ in range(players)) if game == "zodiak" else ()
+    match = Match(game, players, signs, dealer=dealer)
+    state = match.start_round(shuffled_deck(game, rng))
+    record = Record.of_round(game, [f"{k}-{i}" for i, k in enumerate(kinds)], state)
+    bots = [make_bot(k, rng.randrange(2**32)) for k in kinds]
+    while not state.round_over:
+        seat = state.turn
+        assert seat is not None
+        move = bots[seat].choose(state.view(seat))
+        if isinstance(state, zodiak.ZodiakRound) and isinstance(move, zodiak.Draw):
+            pending = state.pending_reshuffle()
+            if pending is not None:
+                rng.shuffle(pending)
+                state.reshuffles.append(pending)
+        state.push(move)
+        record.add_move(seat, move)
+        if on_move is not None:
+            on_move(state, seat, move)
+    if isinstance(state, zodiak.ZodiakRound):
+        record.set_reshuffles(state.reshuffles)
+    return record, state
+
+
+def simulate(
+    game: str, players: int, rounds: int, bot_kinds: Sequence[str], seed: int = 0,
+) -> SimResult:
+    """Play `rounds` independent rounds; seats take the bot kinds in turn, and the dealer rotates."""
+    rng = random.Random(seed)
+    kinds = [bot_kinds[i % len(bot_kinds)] for i in range(players)]
+    wins: Counter[str] = Counter()
+    no_winner = moves = 0
+    started = time.perf_counter()
+    for number in range(rounds):
+        record, state = play_round(game, players, kinds, rng, dealer=number % players)
+        moves += len(record.moves)
+        winner = deal_winner(record.scores, state)
+        if winner is None:
+            no_winner += 1
+        else:
+            wins[kinds[winner]] += 1  # Hekata: team t is seats t and t+2, which share a kind
+    return SimResult(rounds, dict(wins), no_winner, moves, time.perf_counter() - started)
+
+
+__all__ = ["SimResult", "deal_winner", "play_round", "simulate"]
