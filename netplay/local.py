@@ -1,0 +1,206 @@
+"""A match against bots on this machine, as a `GameSession`; it saves itself as a game record."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import zodiak
+from engine.bots import Bot, make_bot
+from engine.errors import IllegalMove, RecordError
+from engine.match import Match, Round, shuffled_deck
+from engine.records import Record
+from engine.simulate import deal_winner
+from netplay.session import (
+    GameSession, MatchEnded, MatchStarted, Move, MoveMade, Notice, RoundEnded, RoundStarted,
+    SeatInfo,
+)
+
+
+@dataclass
+class LocalMatch(GameSession):
+    """You (seat `my_seat`) against bots; bot moves are paced by `delay` seconds."""
+
+    seats: tuple[SeatInfo, ...] = ()
+    seed: int = 0
+    delay: float = 0.6
+    save_path: Path | None = None
+    match: Match | None = None
+    state: Round | None = None
+    record: Record | None = None
+    moves_made: int = 0
+    _bots: dict[int, Bot] = field(default_factory=dict)
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    _task: asyncio.Task | None = None
+    _resume_record: Record | None = None
+
+    @classmethod
+    def new(cls, game: str, seats: list[SeatInfo], my_seat: int = 0, seed: int | None = None,
+            delay: float = 0.6, save_path: Path | None = None) -> LocalMatch:
+        """A fresh match; the first dealer is drawn from the seed (RULES 1.2, 2.1)."""
+        seed = random.randrange(2**32) if seed is None else seed
+        signs = tuple(s.sign or "aries" for s in seats) if game == "zodiak" else ()
+        dealer = random.Random(seed).randrange(len(seats))
+        match = Match(game, len(seats), signs, dealer=dealer)
+        return cls(game=game, my_seat=my_seat, seats=tuple(seats), seed=seed, delay=delay,
+                   save_path=save_path, match=match)
+
+    @classmethod
+    def resume(cls, path: Path, delay: float = 0.6) -> LocalMatch:
+        """The match saved at `path`, continuing from its last move."""
+        data = json.loads(path.read_text())
+        saved = data.get("cardtui")
+        if not isinstance(saved, dict):
+            raise RecordError("this record was not saved by cardtui play")
+        record = Record.from_json(data)
+        seats = [SeatInfo(s["name"], s.get("sign"), s.get("bot")) for s in saved["seats"]]
+        match = Match(record.game, len(seats), tuple(s.sign or "" for s in seats)
+                      if record.game == "zodiak" else (), dealer=record.dealer,
+                      scores=list(record.scores), rounds_played=saved["rounds_played"])
+        session = cls(game=record.game, my_seat=saved["my_seat"], seats=tuple(seats),
+                      seed=saved["seed"], delay=delay, save_path=path, match=match)
+        session.moves_made = saved.get("moves_made", 0)
+        session._resume_record = record
+        return session
+
+    # -- the session interface ---------------------------------------------
+
+    async def start(self) -> None:
+        """Start the match loop in the background."""
+        self._bots = {i: make_bot(s.bot, self.seed + i) for i, s in enumerate(self.seats) if s.bot}
+        self._task = asyncio.create_task(self._run())
+
+    async def submit(self, move: Move) -> None:
+        """Play your move now, or raise IllegalMove saying why not."""
+        state = self.state
+        if state is None or state.round_over:
+            raise IllegalMove("there is no round in play")
+        state.check(move, self.my_seat)
+        self._apply(move)
+        self._wake.set()
+
+    async def close(self) -> None:
+        """Save an unfinished match and stop."""
+        self.save()
+        if self._task is not None:
+            self._task.cancel()
+        await super().close()
+
+    # -- the match loop -----------------------------------------------------
+
+    async def _run(self) -> None:
+        match = self.match
+        assert match is not None
+        self.emit(MatchStarted(self.game, self.seats, self.my_seat, match.target,
+                               tuple(match.scores)))
+        while not match.over:
+            self._begin_round()
+            state = self.state
+            assert state is not None
+            while not state.round_over:
+                seat = state.turn
+                assert seat is not None
+                if seat in self._bots:
+                    await asyncio.sleep(self.delay)
+                    self._apply(self._bots[seat].choose(state.view(seat)))
+                else:
+                    self._wake.clear()
+                    await self._wake.wait()
+            self._finish_round()
+        self.emit(MatchEnded(match.winner, tuple(match.scores), self.moves_made))
+        self._delete_save()
+
+    def _begin_round(self) -> None:
+        match = self.match
+        assert match is not None
+        if self._resume_record is not None:
+            record, self._resume_record = self._resume_record, None
+            result = record.replay()
+            if not result.ok:
+                raise RecordError(f"the saved game does not replay: {result.error}")
+            self.record, self.state = record, result.state
+        else:
+            rng = random.Random(f"{self.seed}/{match.rounds_played}")
+            self.state = match.start_round(shuffled_deck(self.game, rng))
+            self.record = Record.of_round(self.game, [s.name for s in self.seats], self.state)
+        self.emit(RoundStarted(match.rounds_played + 1, self._view(), tuple(match.scores)))
+
+    def _apply(self, move: Move) -> None:
+        state, record = self.state, self.record
+        assert state is not None and record is not None
+        seat = state.turn
+        assert seat is not None
+        if isinstance(state, zodiak.ZodiakRound) and isinstance(move, zodiak.Draw):
+            pending = state.pending_reshuffle()
+            if pending is not None:
+                random.Random(f"{self.seed}/reshuffle/{len(record.moves)}").shuffle(pending)
+                state.reshuffles.append(pending)
+        effect = state.push(move)
+        record.add_move(seat, move)
+        if isinstance(state, zodiak.ZodiakRound):
+            record.set_reshuffles(state.reshuffles)
+        self.moves_made += 1
+        text = state.describe(effect).replace(f"seat {seat}", self.seats[seat].name, 1)
+        self.emit(MoveMade(seat, move, text, self._view()))
+
+    def _finish_round(self) -> None:
+        match, state, record = self.match, self.state, self.record
+        assert match is not None and state is not None and record is not None
+        winner = deal_winner(record.scores, state)
+        points = (state.points() if isinstance(state, zodiak.ZodiakRound)
+                  else max(b - a for a, b in zip(record.scores, state.scores)))
+        match.end_round(state)
+        self.emit(RoundEnded(self._view(), winner, points, tuple(match.scores),
+                             round_summary(self.game, self.seats, state, winner, points)))
+        self.state = None
+
+    def _view(self) -> Round:
+        assert self.state is not None
+        return self.state.view(self.my_seat)
+
+    # -- saving -------------------------------------------------------------
+
+    def saved_json(self) -> dict[str, Any] | None:
+        """The record of the round in play plus what `resume` needs, or None between rounds."""
+        if self.record is None or self.match is None or self.match.over:
+            return None
+        data = json.loads(self.record.dumps())
+        data["cardtui"] = {
+            "seats": [{"name": s.name, "sign": s.sign, "bot": s.bot} for s in self.seats],
+            "my_seat": self.my_seat, "seed": self.seed, "moves_made": self.moves_made,
+            "rounds_played": self.match.rounds_played,
+        }
+        return data
+
+    def save(self) -> Path | None:
+        """Write the match to `save_path` if it is unfinished; return the path written."""
+        data = self.saved_json()
+        if self.save_path is None or data is None:
+            return None
+        self.save_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.save_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        tmp.replace(self.save_path)
+        self.emit(Notice(f"saved to {self.save_path}"))
+        return self.save_path
+
+    def _delete_save(self) -> None:
+        if self.save_path is not None and self.save_path.exists():
+            self.save_path.unlink()
+
+
+def round_summary(game: str, seats: tuple[SeatInfo, ...], state: Round, winner: int | None,
+                  points: int) -> str:
+    """One line that says how a round or deal ended."""
+    if game == "zodiak":
+        if winner is None:
+            return "The round is blocked: no winner, no points."
+        return f"{seats[winner].name} goes out and scores {points}."
+    if winner is None:
+        return "The deal is even."
+    team = " & ".join(s.name for i, s in enumerate(seats) if i % 2 == winner)
+    return f"{team} win the deal by taking {points}."

@@ -1,0 +1,128 @@
+"""What a game screen consumes: a stream of events and views, and a way to submit moves.
+
+The Textual app never calls into a local game directly; it reads a
+`GameSession`. A local match against bots, a networked seat and an SSH seat
+are all sessions, so the same screens serve every way of playing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.hekata import HekataMove
+from engine.match import Round
+from engine.zodiak import ZodiakMove
+
+Move = ZodiakMove | HekataMove
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits in a seat: a name, a zodiac sign (Zodiak), and the bot kind if a bot plays it."""
+
+    name: str
+    sign: str | None = None
+    bot: str | None = None
+    connected: bool = True
+
+
+@dataclass(frozen=True)
+class MatchStarted:
+    """The match begins: the game, the seats, which seat is yours (None: watching), the target."""
+
+    game: str
+    seats: tuple[SeatInfo, ...]
+    my_seat: int | None
+    target: int
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RoundStarted:
+    """A round (Zodiak) or deal (Hekata) begins; `view` is what your seat sees."""
+
+    number: int
+    view: Round
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MoveMade:
+    """A seat moved; `text` says what happened and `view` is your view after it."""
+
+    seat: int
+    move: Move
+    text: str
+    view: Round
+
+
+@dataclass(frozen=True)
+class RoundEnded:
+    """A round or deal ended: its winner (seat or team, or None), the points, the match scores."""
+
+    view: Round
+    winner: int | None
+    points: int
+    scores: tuple[int, ...]
+    summary: str
+
+
+@dataclass(frozen=True)
+class MatchEnded:
+    """The match is decided."""
+
+    winner: int | None
+    scores: tuple[int, ...]
+    moves: int
+
+
+@dataclass(frozen=True)
+class SeatsChanged:
+    """Someone arrived, left, or was replaced by a bot."""
+
+    seats: tuple[SeatInfo, ...]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A message for the player: `level` is info, warning or error."""
+
+    text: str
+    level: str = "info"
+
+
+Event = MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | SeatsChanged | Notice
+
+
+@dataclass
+class GameSession:
+    """Base of every session: an event queue that the screen drains, and the submit/close calls."""
+
+    game: str
+    my_seat: int | None = None
+    queue: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
+    closed: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def emit(self, event: Event) -> None:
+        """Queue an event for the screen."""
+        self.queue.put_nowait(event)
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Every event, in order, until the session closes."""
+        while not (self.closed and self.queue.empty()):
+            yield await self.queue.get()
+
+    async def start(self) -> None:
+        """Begin producing events."""
+
+    async def submit(self, move: Move) -> None:
+        """Propose a move for your seat; raises IllegalMove when it is not legal here."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        """Stop; a local match saves itself first."""
+        self.closed = True
