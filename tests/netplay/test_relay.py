@@ -1,0 +1,411 @@
+"""The relay against real WebSocket clients on loopback: routing, rooms, limits and abuse."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+
+from netplay.relay import RelayLimits, RunningRelay, start_relay
+from netplay.relay_client import RelayClosed, RelayConnection, RelayRefused, relay_url
+from netplay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
+
+
+class Net:
+    """Relays and relay clients started by one test, all closed when it ends."""
+
+    def __init__(self) -> None:
+        self.relays: list[RunningRelay] = []
+        self.clients: list[RelayConnection] = []
+
+    async def start(self, **limits: Any) -> RunningRelay:
+        single_room = limits.pop("single_room", False)
+        relay = await start_relay(limits=RelayLimits(**limits), single_room=single_room)
+        self.relays.append(relay)
+        return relay
+
+    async def open_room(self, url: str, **kwargs: Any) -> RelayConnection:
+        self.clients.append(await RelayConnection.open_room(url, **kwargs))
+        return self.clients[-1]
+
+    async def enter(self, url: str, code: str | None = None) -> RelayConnection:
+        self.clients.append(await RelayConnection.enter(url, code))
+        return self.clients[-1]
+
+
+@pytest.fixture
+async def net() -> AsyncIterator[Net]:
+    net = Net()
+    yield net
+    for client in net.clients:
+        await client.close()
+    for relay in net.relays:
+        await relay.close()
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as s:
+        yield s
+
+
+async def send(ws: aiohttp.ClientWebSocketResponse, msg: dict[str, Any]) -> None:
+    await ws.send_bytes(encode(msg))
+
+
+async def recv(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+    msg = await ws.receive()
+    assert msg.type is aiohttp.WSMsgType.BINARY, (msg.type, msg.data, msg.extra)
+    return decode(msg.data, 1 << 20)
+
+
+async def close_code(ws: aiohttp.ClientWebSocketResponse) -> int | None:
+    """Read until the relay closes the socket; the close code it gave."""
+    while (await ws.receive()).type not in (
+        aiohttp.WSMsgType.CLOSE,
+        aiohttp.WSMsgType.CLOSED,
+        aiohttp.WSMsgType.ERROR,
+    ):
+        pass
+    return ws.close_code
+
+
+async def seat_ws(
+    session: aiohttp.ClientSession, relay: RunningRelay, room: str | None
+) -> aiohttp.ClientWebSocketResponse:
+    ws = await session.ws_connect(relay.url)
+    await send(ws, {"t": "enter", "v": PROTOCOL_VERSION, "room": room})
+    assert (await recv(ws))["t"] == "entered"
+    return ws
+
+
+async def error_code(conn: RelayConnection) -> str:
+    msg = await conn.recv()
+    assert msg["t"] == "error", msg
+    assert msg["message"]
+    return msg["code"]
+
+
+# -- routing ---------------------------------------------------------------------------------
+
+
+async def test_host_and_seats_exchange_stamped_frames(net: Net) -> None:
+    relay = await net.start()
+    host = await net.open_room(relay.url)
+    assert host.conn == 0 and host.is_host and len(host.host_secret or b"") >= 16
+    alice = await net.enter(relay.url, host.room)
+    bob = await net.enter(relay.url, format_room_code(host.room).lower())
+    assert (alice.conn, bob.conn) == (1, 2)
+    assert await host.recv() == {"t": "arrived", "conn": 1}
+    assert await host.recv() == {"t": "arrived", "conn": 2}
+
+    await bob.send(b"from bob")
+    await alice.send(b"from alice", to=0)
+    assert await host.recv() == {"t": "frame", "from": 2, "body": b"from bob"}
+    assert await host.recv() == {"t": "frame", "from": 1, "body": b"from alice"}
+
+    await host.send(b"only bob", to=2)
+    await host.send(b"everyone")
+    assert await bob.recv() == {"t": "frame", "from": 0, "body": b"only bob"}
+    assert await bob.recv() == {"t": "frame", "from": 0, "body": b"everyone"}
+    assert await alice.recv() == {"t": "frame", "from": 0, "body": b"everyone"}
+    assert relay.stats.frames_in == 4 and relay.stats.frames_out == 5
+    for conn in (alice, bob, host):
+        await conn.close()
+
+
+async def test_a_seat_cannot_spoof_its_sender_or_reach_another_seat(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    relay = await net.start()
+    host = await net.open_room(relay.url)
+    honest = await net.enter(relay.url, host.room)
+    cheat = await seat_ws(session, relay, host.room)
+    await send(cheat, {"t": "send", "to": honest.conn, "body": b"psst"})
+    error = await recv(cheat)
+    assert error["t"] == "error" and error["code"] == "not_allowed"
+    await send(cheat, {"t": "send", "from": 0, "to": 0, "body": b"I am the host"})
+    await send(cheat, {"t": "send", "from": 1, "body": b"I am alice"})
+    assert (await host.recv())["t"] == "arrived"
+    assert (await host.recv())["t"] == "arrived"
+    assert await host.recv() == {"t": "frame", "from": 2, "body": b"I am the host"}
+    assert await host.recv() == {"t": "frame", "from": 2, "body": b"I am alice"}
+    await honest.ping()
+    assert await honest.recv() == {"t": "pong"}  # nothing from the cheat reached alice
+
+
+async def test_conn_numbers_are_never_reused_and_departures_are_told(net: Net) -> None:
+    relay = await net.start()
+    host = await net.open_room(relay.url)
+    first = await net.enter(relay.url, host.room)
+    await first.close()
+    second = await net.enter(relay.url, host.room)
+    assert second.conn == 2
+    assert [await host.recv() for _ in range(3)] == [
+        {"t": "arrived", "conn": 1},
+        {"t": "departed", "conn": 1},
+        {"t": "arrived", "conn": 2},
+    ]
+    await host.send(b"x", to=1)
+    assert await error_code(host) == "no_such_conn"
+
+
+async def test_host_away_back_and_reclaim_with_the_secret(net: Net) -> None:
+    relay = await net.start()
+    host = await net.open_room(relay.url)
+    seat = await net.enter(relay.url, host.room)
+    await host.close()
+    assert await seat.recv() == {"t": "host_away"}
+    await seat.send(b"anyone?")
+    assert await error_code(seat) == "host_away"
+    late = await net.enter(relay.url, host.room)
+    assert await late.recv() == {"t": "host_away"}
+
+    with pytest.raises(RelayRefused) as refused:
+        await net.open_room(relay.url, room=host.room, host_secret=b"guess" * 8)
+    assert refused.value.code == "not_allowed"
+
+    back = await net.open_room(relay.url, room=host.room, host_secret=host.host_secret)
+    assert (back.room, back.conn, back.host_secret) == (host.room, 0, host.host_secret)
+    assert await seat.recv() == {"t": "host_back"}
+    assert await late.recv() == {"t": "host_back"}
+    await seat.send(b"welcome back")
+    assert await back.recv() == {"t": "frame", "from": 1, "body": b"welcome back"}
+
+
+async def test_reclaim_replaces_a_host_link_that_still_looks_alive(net: Net) -> None:
+    relay = await net.start()
+    stale = await net.open_room(relay.url)
+    seat = await net.enter(relay.url, stale.room)
+    fresh = await net.open_room(relay.url, room=stale.room, host_secret=stale.host_secret)
+    assert await stale.recv() == {"t": "arrived", "conn": 1}
+    with pytest.raises(RelayClosed) as closed:
+        await stale.recv()
+    assert closed.value.close_code == 1001
+    assert await seat.recv() == {"t": "host_back"}
+    await seat.send(b"hi")
+    assert await fresh.recv() == {"t": "frame", "from": 1, "body": b"hi"}
+
+
+async def test_a_room_closes_when_its_host_does_not_return(net: Net) -> None:
+    relay = await net.start(host_grace_seconds=0.05)
+    host = await net.open_room(relay.url)
+    seat = await net.enter(relay.url, host.room)
+    await host.close()
+    assert await seat.recv() == {"t": "host_away"}
+    with pytest.raises(RelayClosed) as closed:
+        await seat.recv()
+    assert closed.value.close_code == 1001
+    assert relay.relay.rooms == {}
+    with pytest.raises(RelayRefused) as refused:
+        await net.enter(relay.url, host.room)
+    assert refused.value.code == "no_such_room"
+
+
+async def test_idle_rooms_expire(net: Net) -> None:
+    relay = await net.start(idle_room_seconds=0.05)
+    host = await net.open_room(relay.url)
+    with pytest.raises(RelayClosed):
+        await host.recv()
+    assert relay.relay.rooms == {}
+
+
+async def test_single_room_relay_lets_seats_enter_without_a_code(net: Net) -> None:
+    relay = await net.start(single_room=True)
+    host = await net.open_room(relay.url)
+    seat = await net.enter(relay.url)
+    assert seat.room == host.room and seat.conn == 1
+    with pytest.raises(RelayRefused) as refused:
+        await net.open_room(relay.url)
+    assert refused.value.code == "too_many_rooms"
+
+
+async def test_many_room_relay_needs_the_code(net: Net) -> None:
+    relay = await net.start()
+    await net.open_room(relay.url)
+    for code in (None, "K7QX-M2RD-9A", "not a code"):
+        with pytest.raises(RelayRefused) as refused:
+            await net.enter(relay.url, code)
+        assert refused.value.code == "no_such_room"
+
+
+# -- protocol errors -----------------------------------------------------------------------
+
+
+async def test_protocol_errors_answer_and_keep_the_connection(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    relay = await net.start()
+    ws = await session.ws_connect(relay.url)
+    await send(ws, {"t": "ping"})
+    assert await recv(ws) == {"t": "pong"}
+    cases = [
+        ({"t": "send", "body": b"x"}, "not_allowed"),
+        ({"t": "dance"}, "unknown_type"),
+        ({"t": "open", "v": 1, "room": 5}, "bad_frame"),
+        ({"t": "open", "v": 1, "room": "K7QX-M2RD-9A", "host_secret": b"x"}, "no_such_room"),
+        ({"t": "open", "v": 1, "room": "K7QX-M2RD-9A"}, "bad_frame"),
+    ]
+    for msg, code in cases:
+        await send(ws, msg)
+        answer = await recv(ws)
+        assert (answer["t"], answer["code"]) == ("error", code), msg
+    await ws.send_str("hello")
+    assert (await recv(ws))["code"] == "bad_frame"
+    await ws.send_bytes(b"\xc1")
+    assert (await recv(ws))["code"] == "bad_frame"
+    await send(ws, {"t": "ping"})
+    assert await recv(ws) == {"t": "pong"}
+    assert relay.stats.rejected == 7 and relay.relay.rooms == {}
+
+
+async def test_a_wrong_version_is_refused_and_closed(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    relay = await net.start()
+    for hello in ({"t": "open", "v": 2}, {"t": "enter", "room": None}):
+        ws = await session.ws_connect(relay.url)
+        await send(ws, hello)
+        assert (await recv(ws))["code"] == "version"
+        assert await close_code(ws) == 1002
+
+
+async def test_a_connection_that_never_says_hello_is_closed(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    relay = await net.start(hello_timeout_seconds=0.05)
+    ws = await session.ws_connect(relay.url)
+    assert await close_code(ws) == 1008
+
+
+async def test_a_second_open_or_enter_on_one_connection_is_refused(net: Net) -> None:
+    relay = await net.start()
+    host = await net.open_room(relay.url)
+    await host._ws.send_bytes(encode({"t": "enter", "v": 1, "room": host.room}))
+    assert await error_code(host) == "not_allowed"
+    assert relay.relay.rooms[host.room].seats == {}
+
+
+# -- limits --------------------------------------------------------------------------------
+
+
+async def test_too_big_frames_are_refused_and_huge_ones_close(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    relay = await net.start(max_frame_bytes=1024)
+    host = await net.open_room(relay.url)
+    seat = await net.enter(relay.url, host.room)
+    await seat.send(b"x" * 2000)
+    assert await error_code(seat) == "too_big"
+    await seat.send(b"x" * 900)
+    assert (await host.recv())["t"] == "arrived"
+    assert len((await host.recv())["body"]) == 900
+    ws = await seat_ws(session, relay, host.room)
+    await ws.send_bytes(b"\x00" * 100_000)
+    assert await close_code(ws) == 1009
+
+
+async def test_rate_limit_refuses_beyond_the_burst(net: Net) -> None:
+    relay = await net.start(messages_per_second=0.001, burst=3)
+    host = await net.open_room(relay.url)  # the open spends one token
+    for _ in range(4):
+        await host.ping()
+    answers = [await host.recv() for _ in range(4)]
+    assert answers[:2] == [{"t": "pong"}] * 2
+    assert [a.get("code") for a in answers[2:]] == ["rate_limited"] * 2
+
+
+async def test_room_full(net: Net) -> None:
+    relay = await net.start(max_conns_per_room=3)
+    host = await net.open_room(relay.url)
+    await net.enter(relay.url, host.room)
+    await net.enter(relay.url, host.room)
+    with pytest.raises(RelayRefused) as refused:
+        await net.enter(relay.url, host.room)
+    assert refused.value.code == "room_full"
+
+
+async def test_too_many_rooms(net: Net) -> None:
+    relay = await net.start(max_rooms=2)
+    await net.open_room(relay.url)
+    await net.open_room(relay.url)
+    with pytest.raises(RelayRefused) as refused:
+        await net.open_room(relay.url)
+    assert refused.value.code == "too_many_rooms"
+
+
+async def test_repeated_abuse_closes_only_the_abuser(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    relay = await net.start(strikes_before_close=3)
+    host = await net.open_room(relay.url)
+    honest = await net.enter(relay.url, host.room)
+    abuser = await seat_ws(session, relay, host.room)
+    for _ in range(3):
+        await abuser.send_bytes(b"\xc1 garbage")
+    codes = [(await recv(abuser))["code"] for _ in range(3)]
+    assert codes == ["bad_frame"] * 3
+    assert await close_code(abuser) == 1008
+    assert relay.stats.closed_for_abuse == 1
+    assert [await host.recv() for _ in range(3)] == [
+        {"t": "arrived", "conn": 1},
+        {"t": "arrived", "conn": 2},
+        {"t": "departed", "conn": 2},
+    ]
+    await honest.send(b"still here")
+    assert await host.recv() == {"t": "frame", "from": 1, "body": b"still here"}
+    await host.send(b"good")
+    assert await honest.recv() == {"t": "frame", "from": 0, "body": b"good"}
+
+
+async def test_a_seat_that_stops_reading_is_cut_off_not_waited_for(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    relay = await net.start(max_send_backlog_bytes=200_000, burst=10_000, messages_per_second=10_000)
+    host = await net.open_room(relay.url)
+    reader = await net.enter(relay.url, host.room)
+    stuck = await seat_ws(session, relay, host.room)  # never reads again
+    body = b"z" * 60_000
+    sent = 0
+    while relay.stats.evicted_slow == 0 and sent < 2000:
+        await host.send(body)
+        assert await reader.recv() == {"t": "frame", "from": 0, "body": body}
+        sent += 1
+    assert relay.stats.evicted_slow == 1
+    messages = [await host.recv() for _ in range(3)]
+    assert {"t": "departed", "conn": 2} in messages
+    await stuck.close()
+
+
+async def test_shutdown_closes_every_socket(net: Net) -> None:
+    relay = await net.start()
+    host = await net.open_room(relay.url)
+    seat = await net.enter(relay.url, host.room)
+    await relay.close()
+    for conn in (host, seat):
+        with pytest.raises(RelayClosed):
+            while True:
+                await conn.recv()
+
+
+@pytest.mark.parametrize(
+    ("text", "url"),
+    [
+        ("example.org", "ws://example.org:7777/ws"),
+        ("127.0.0.1:9000", "ws://127.0.0.1:9000/ws"),
+        ("ws://127.0.0.1:9000", "ws://127.0.0.1:9000/ws"),
+        ("ws://127.0.0.1:9000/ws", "ws://127.0.0.1:9000/ws"),
+        ("wss://relay.example.org/cards", "wss://relay.example.org/cards"),
+        ("[::1]:9000", "ws://[::1]:9000/ws"),
+    ],
+)
+def test_relay_url_accepts_the_forms_people_type(text: str, url: str) -> None:
+    assert relay_url(text) == url
+
+
+@pytest.mark.parametrize("text", ["", "http://x:1", "ws://", "::::"])
+def test_relay_url_refuses_nonsense(text: str) -> None:
+    with pytest.raises(ValueError):
+        relay_url(text)
