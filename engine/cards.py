@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from engine.errors import IllegalMove
 
@@ -95,10 +95,10 @@ def parse_digit(text: object) -> int:
         raise IllegalMove(f"{text!r} is not a Hekata card: the cards are the digits 0 to 9")
     if isinstance(text, int) and 0 <= text <= 9:
         return text
-    if isinstance(text, str) and len(text.strip()) == 1 and text.strip().isdigit():
-        d = int(text.strip())
-        if 0 <= d <= 9:
-            return d
+    if isinstance(text, str):
+        t = text.strip()
+        if len(t) == 1 and t in "0123456789":  # not str.isdigit(): "²" is a digit to it
+            return int(t)
     raise IllegalMove(f"{text!r} is not a Hekata card: the cards are the digits 0 to 9")
 
 

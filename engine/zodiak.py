@@ -257,6 +257,8 @@ class ZodiakRound:
             raise IllegalMove(f"an eight played alone must name a suit: write `{first}/S`")
         if run.declared is not None and not eight_alone:
             raise IllegalMove("only an eight played alone declares a suit")
+        if run.declared is not None and run.declared not in SUITS:
+            raise IllegalMove(f"{run.declared!r} is not a suit: use S, H, D or C")
         if self.penalty:
             if self.penalty_from_ace:
                 if not (run.alone and first.rank == 1):
@@ -368,6 +370,9 @@ class ZodiakRound:
         went_out = not hand
         if went_out and self.winner is None:
             self.winner = seat
+        if self.winner is not None and not any(self.hands):
+            self.penalty = 0  # RULES 1.5/1.6: nobody is left to draw the penalty
+            self.penalty_from_ace = False
         if self.winner is not None and not self.penalty:
             self.turn = None
             self._score()
