@@ -409,7 +409,9 @@ class _DoorSession(asyncssh.SSHServerSession[bytes]):
                 self._send_output,
                 channel.resume_reading,
             )
-        except OSError as error:
+        # The factory is the embedding program's code: whatever it raises, the person at the
+        # terminal must get an answer rather than a session that hangs open.
+        except Exception as error:  # noqa: BLE001
             log.error("could not start the session program for %s: %s", info, error)
             self._refuse("cardtui: the server could not start the game; please tell its operator.")
             self._door.release(self, self._address)

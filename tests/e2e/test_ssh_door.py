@@ -286,3 +286,47 @@ async def test_host_key_is_kept_across_restarts(ssh_door: SSHDoorMaker, tmp_path
         assert "needs a terminal" in err
     finally:
         await second.close()
+
+
+async def test_closing_the_door_ends_live_sessions(
+    ssh_door: SSHDoorMaker, ssh_tmux: SSHTmux
+) -> None:
+    door, port = await ssh_door("--grandchild")
+    await ssh_tmux.start(f"{shlex.join(ssh_argv(port))}; echo EXIT=$?; sleep 60")
+    screen = await ssh_tmux.wait_for("READY")
+    child_pid = int(screen_value(screen, "PID"))
+    grandchild_pid = int(screen_value(screen, "GRANDCHILD"))
+
+    await door.close()
+
+    assert not is_running(child_pid)
+    await ssh_eventually(lambda: not is_running(grandchild_pid), "the app's helper to end")
+    await ssh_tmux.wait_for("EXIT=")
+
+
+async def test_a_failing_command_factory_is_reported_to_the_client(tmp_path: Path) -> None:
+    def broken_factory(session: object) -> list[str]:
+        return [str(tmp_path / "no-such-program")]
+
+    door = SSHDoor(broken_factory, tmp_path / "host_key", port=0, bind="127.0.0.1")
+    port = await door.start()
+    try:
+        status, _, err = await ssh_run(ssh_argv(port, "-tt"))
+        assert status == 1
+        assert "could not start the game" in err
+        assert door.session_count == 0
+    finally:
+        await door.close()
+
+
+async def test_a_client_that_never_logs_in_is_dropped(ssh_door: SSHDoorMaker) -> None:
+    _, port = await ssh_door(limits=DoorLimits(login_timeout=1))
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        banner = await asyncio.wait_for(reader.readline(), 15)
+        assert banner.startswith(b"SSH-2.0-")
+        # Say nothing more: the door must hang up on its own once the login timeout passes.
+        while await asyncio.wait_for(reader.read(4096), 15):
+            pass
+    finally:
+        writer.close()
