@@ -139,13 +139,17 @@ class RoundAudit:
             raise self._guard(error) from None
         state.reveals_started = True
         if state.seed_commitment is None:
-            raise self._fail(DEALER, f"nonces of epoch {epoch} were revealed before its seed commitment")
+            raise self._fail(
+                DEALER, f"nonces of epoch {epoch} were revealed before its seed commitment"
+            )
         committed = state.nonce_commitments.get(seat)
         if committed is None:
             raise self._fail(seat, f"revealed a nonce for epoch {epoch} it never committed to")
         expected = nonce_commitment(self.room, self.round_no, epoch, seat, nonce)
         if not hmac.compare_digest(committed, expected):
-            raise self._fail(seat, f"revealed a nonce for epoch {epoch} that is not the committed one")
+            raise self._fail(
+                seat, f"revealed a nonce for epoch {epoch} that is not the committed one"
+            )
         state.nonces[seat] = nonce
 
     def deck_committed(
@@ -178,7 +182,9 @@ class RoundAudit:
         if state.commitments is None:
             raise self._fail(DEALER, f"dealt from epoch {epoch} before committing to its deck")
         if position >= len(state.commitments):
-            raise self._fail(DEALER, f"dealt position {position} of epoch {epoch}, which has no commitment")
+            raise self._fail(
+                DEALER, f"dealt position {position} of epoch {epoch}, which has no commitment"
+            )
         if position != len(state.owners):
             raise self._fail(
                 DEALER,
@@ -278,7 +284,7 @@ class RoundAudit:
         nonces = [state.nonces[seat] for seat in sorted(state.nonces)]
         order = shuffle_order(state.seed, nonces, len(state.canonical))
         wrong = []
-        for position, (index, published) in enumerate(zip(order, state.commitments)):
+        for position, (index, published) in enumerate(zip(order, state.commitments, strict=False)):
             opening = derive_opening(state.seed, self.room, self.round_no, number, position)
             card = state.canonical[index]
             expected = card_commitment(self.room, self.round_no, number, position, card, opening)

@@ -63,7 +63,7 @@ def require_bytes(value: object, name: str, blamed: Blame, size: int | None = No
 def require_uint(value: object, name: str, blamed: Blame, limit: int = MAX_UINT32) -> int:
     """Return `value` if it is an int in 0..limit (bool excluded), else raise FairnessError."""
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= limit:
-        raise FairnessError(blamed, f"{name} must be a whole number 0 to {limit}, got {value!r:.40}")
+        raise FairnessError(blamed, f"{name} must be a whole number 0 to {limit}: {value!r:.40}")
     return value
 
 
@@ -283,14 +283,18 @@ class DeckCommitment:
         canonical: Sequence[str],
     ) -> DeckCommitment:
         """Shuffle `canonical` by seed and nonces and commit to every resulting position."""
-        order = shuffle_order(seed, list(nonces), len(canonical))
-        cards = tuple(str(canonical[i]) for i in order)
+        check_context(room, round_no, epoch, DEALER)
+        if not isinstance(canonical, (list, tuple)):
+            raise FairnessError(DEALER, "the cards to shuffle must be a list")
+        texts = [require_text(card, "card", DEALER) for card in canonical]
+        order = shuffle_order(seed, nonces, len(texts))
+        cards = tuple(texts[i] for i in order)
         openings = tuple(
             derive_opening(seed, room, round_no, epoch, p) for p in range(len(cards))
         )
         commitments = tuple(
             card_commitment(room, round_no, epoch, p, card, opening)
-            for p, (card, opening) in enumerate(zip(cards, openings))
+            for p, (card, opening) in enumerate(zip(cards, openings, strict=True))
         )
         return cls(room, round_no, epoch, seed, cards, openings, commitments)
 

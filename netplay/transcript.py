@@ -144,7 +144,7 @@ class TranscriptChain:
     def append(self, sender: Sender, message: object) -> bytes:
         """Accept the next message from `sender` and return its payload, or raise FairnessError."""
         if not _is_sender(sender) or sender not in self._keys:
-            raise FairnessError(RELAY, f"a message was stamped with an unknown sender {sender!r:.40}")
+            raise FairnessError(RELAY, f"a message was stamped with unknown sender {sender!r:.40}")
         message = verify_message(self._keys[sender], message, RELAY)
         expected = self._next_seq[sender]
         who = describe(sender)
