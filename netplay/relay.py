@@ -42,6 +42,7 @@ class RelayLimits:
     max_frame_bytes: int = 65536
     messages_per_second: float = 100.0
     burst: int = 200
+    host_rate_factor: float = 20.0  # a host answers every seat at once, and resyncs whole rounds
     max_rooms: int = 1000
     max_conns_per_room: int = 16  # the host counts as one
     strikes_before_close: int = 20
@@ -173,9 +174,10 @@ class Relay:
     async def dispatch(self, conn: Conn, data: bytes, now: float) -> None:
         """Check one binary message against the limits and act on it."""
         limits = self.limits
-        tokens = conn.tokens + (now - conn.stamp) * limits.messages_per_second
+        factor = limits.host_rate_factor if conn.room is not None and conn.room.host is conn else 1
+        tokens = conn.tokens + (now - conn.stamp) * limits.messages_per_second * factor
         conn.stamp = now
-        tokens = min(tokens, limits.burst)
+        tokens = min(tokens, limits.burst * factor)
         if tokens < 1.0:
             conn.tokens = tokens
             raise ProtocolError(
@@ -287,6 +289,13 @@ class Relay:
             await self.write(room.host, encode({"t": "arrived", "conn": number}))
 
     # -- rooms -----------------------------------------------------------------------------
+
+    def adopt_room(self, code: str, host_secret: bytes) -> None:
+        """Recreate a room a restarted host had, so its seats can find it under the same code."""
+        if code not in self.rooms:
+            room = Room(code, asyncio.get_running_loop().time())
+            room.host_secret = host_secret
+            self.rooms[code] = room
 
     def find_room(self, code_text: str) -> Room:
         """The room a typed code names, or ProtocolError('no_such_room')."""

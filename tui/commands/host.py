@@ -1,0 +1,128 @@
+"""`cardtui host`: a relay, the dealer and (unless headless) your own seat, in one process."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import secrets
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import platformdirs
+
+from engine.errors import IllegalMove
+from netplay.host import Host, HostConfig
+from netplay.relay import start_relay
+from netplay.relay_client import RelayConnection, relay_url
+from netplay.wire import format_room_code
+from tui.commands.netargs import add_player_arguments
+
+HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
+        " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the command's options."""
+    parser.add_argument("--game", choices=("zodiak", "hekata"), default="zodiak")
+    parser.add_argument("--players", type=int, default=4, help="seats in all (default 4)")
+    parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots take")
+    parser.add_argument("--port", type=int, default=7777, help="port to listen on (default 7777)")
+    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on")
+    parser.add_argument("--relay", metavar="URL",
+                        help="open the room on a standalone relay (ws://HOST:PORT) instead")
+    parser.add_argument("--headless", action="store_true",
+                        help="no app and no seat: print events; start when every seat is filled")
+    parser.add_argument("--seed", type=int, help="the dealer's seed, for repeatable games")
+    parser.add_argument("--speed", type=float, default=0.6, help="seconds between bot moves")
+    parser.add_argument("--away-timeout", type=float, default=60.0,
+                        help="seconds a player may be away before a bot plays for them")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="where the game is saved")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the game saved by a host that stopped")
+    add_player_arguments(parser)
+
+
+def default_save_path() -> Path:
+    """Where a host keeps its game between moves."""
+    return platformdirs.user_data_path("cardtui") / "hosted.json"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the host until the match ends or Ctrl-C."""
+    try:
+        return asyncio.run(host_main(args))
+    except (IllegalMove, ValueError, OSError) as exc:
+        print(f"cardtui host: {exc}", file=sys.stderr)
+        return 2
+
+
+async def host_main(args: argparse.Namespace) -> int:
+    """Start the relay (or reach one), open the room, and serve the table."""
+    save = args.save or default_save_path()
+    config = HostConfig(
+        game=args.game, players=args.players, bots=args.bots, seed=args.seed,
+        bot_delay=args.speed if not args.headless else min(args.speed, 0.6),
+        away_timeout=args.away_timeout, save_path=save, result_path=args.result,
+        owner_secret=None if args.headless else secrets.token_hex(16),
+    )
+    room = host_secret = None
+    if args.resume:
+        if not save.exists():
+            print(f"cardtui host: no saved game at {save}", file=sys.stderr)
+            return 2
+        host, room, host_secret = Host.resume(config, save)
+    else:
+        host = Host(config)
+    relay = None
+    if args.relay:
+        url = relay_url(args.relay)
+    else:
+        relay = await start_relay(args.bind, args.port, single_room=True)
+        if room and host_secret:
+            relay.relay.adopt_room(room, host_secret)
+        url = f"ws://127.0.0.1:{relay.port}/ws"
+    conn = await RelayConnection.open_room(url, room, host_secret)
+    announce(args, conn.room, relay.port if relay else None)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    serving = asyncio.create_task(host.serve(conn))
+    seat_app = None
+    if not args.headless:
+        from tui.commands.join import run_seat_app
+
+        seat_app = asyncio.create_task(run_seat_app(
+            url, conn.room, args.name or getpass.getuser(), args.sign,
+            owner=bytes.fromhex(config.owner_secret or ""), result=None, ascii_only=args.ascii))
+    waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])
+    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    for task in waiters:
+        task.cancel()
+    await conn.close()
+    if relay is not None:
+        await relay.close()
+    return 0 if host.finished or not args.headless else 130
+
+
+def announce(args: argparse.Namespace, room: str, port: int | None) -> None:
+    """Tell the host what others type to join."""
+    code = format_room_code(room)
+    if port is None:
+        print(f"room open on {args.relay}: others run  cardtui join --relay {args.relay} {code}",
+              flush=True)
+        return
+    address = args.bind if args.bind not in ("0.0.0.0", "::") else local_address()
+    print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
+    print(f"others run:  cardtui join {address}:{port}", flush=True)
+
+
+def local_address() -> str:
+    """This machine's name on the network, as others would reach it."""
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return socket.gethostname()
