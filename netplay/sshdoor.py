@@ -6,8 +6,6 @@ import asyncio
 import hmac
 import logging
 import os
-import re
-import signal
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,31 +14,14 @@ from typing import Any
 
 import asyncssh
 
-from netplay.ptychild import INPUT_HIGH_WATER, PtyChild, TerminalSize
 from netplay.sshkeys import fingerprint, load_or_create_host_key
+from netplay.sshsession import DoorSession, SessionInfo
+
+__all__ = ["CommandFactory", "DoorLimits", "SSHDoor", "SessionInfo"]
 
 log = logging.getLogger(__name__)
 
-# How long a hung-up program may take to exit before it gets the next, harsher signal.
-TERMINATE_GRACE = 1.0
-# Output still in the pty when the program exits is delivered if it arrives within this.
-OUTPUT_DRAIN_TIMEOUT = 1.0
-DEFAULT_TERM = "xterm-256color"
 UTF8_LOCALE = "C.UTF-8"
-# TERM ends up in terminfo lookups, so anything that could name a path is replaced.
-_SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    """Who opened an SSH terminal session, from where, and with what terminal."""
-
-    username: str
-    peer_address: str
-    peer_port: int
-    term: str
-    width: int
-    height: int
 
 
 @dataclass(frozen=True)
@@ -82,7 +63,7 @@ class SSHDoor:
         self._env = env
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._connections: set[asyncssh.SSHServerConnection] = set()
-        self._sessions: set[_DoorSession] = set()
+        self._sessions: set[DoorSession] = set()
         self._sessions_by_address: Counter[str] = Counter()
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -90,6 +71,15 @@ class SSHDoor:
     def fingerprint(self) -> str:
         """Return the host key's fingerprint as OpenSSH shows it ("SHA256:...")."""
         return fingerprint(self._host_key)
+
+    @property
+    def idle_timeout(self) -> float:
+        """Return after how many seconds without client input a session is closed."""
+        return self.limits.idle_timeout
+
+    def command_for(self, info: SessionInfo) -> Sequence[str]:
+        """Return the argv the command factory gives for the session described by info."""
+        return self.command(info)
 
     @property
     def session_count(self) -> int:
@@ -166,7 +156,7 @@ class SSHDoor:
         )
         return environment
 
-    def admit(self, session: _DoorSession, address: str) -> str | None:
+    def admit(self, session: DoorSession, address: str) -> str | None:
         """Count session in if the limits allow it; otherwise return the reason it was refused."""
         if len(self._sessions) >= self.limits.total_sessions:
             return "cardtui: the server is full right now; please try again in a few minutes."
@@ -180,7 +170,7 @@ class SSHDoor:
         self._sessions_by_address[address] += 1
         return None
 
-    def release(self, session: _DoorSession, address: str) -> None:
+    def release(self, session: DoorSession, address: str) -> None:
         """Count a session out again."""
         if session in self._sessions:
             self._sessions.discard(session)
@@ -214,11 +204,6 @@ def _log_failure(task: asyncio.Task[Any]) -> None:
     """Log a session task that died of an unexpected error, since nobody awaits its result."""
     if not task.cancelled() and task.exception() is not None:
         log.error("ssh door task failed", exc_info=task.exception())
-
-
-def _terminal_message(text: str) -> bytes:
-    """Return text as one line a raw-mode terminal shows properly."""
-    return f"{text}\r\n".encode()
 
 
 class _DoorServer(asyncssh.SSHServer):
@@ -266,10 +251,10 @@ class _DoorServer(asyncssh.SSHServer):
     def validate_password(self, username: str, password: str) -> bool:
         return self._door.password_matches(password)
 
-    def session_requested(self) -> _DoorSession:
+    def session_requested(self) -> DoorSession:
         if self._no_session_timer is not None:
             self._no_session_timer.cancel()
-        return _DoorSession(self._door)
+        return DoorSession(self._door)
 
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str,
                              orig_port: int) -> bool:
@@ -289,187 +274,3 @@ class _DoorServer(asyncssh.SSHServer):
 
     def unix_server_requested(self, listen_path: str) -> bool:
         return False
-
-
-class _DoorSession(asyncssh.SSHServerSession[bytes]):
-    """One SSH session channel: a program on a pty whose bytes it relays both ways."""
-
-    def __init__(self, door: SSHDoor) -> None:
-        self._door = door
-        self._channel: asyncssh.SSHServerChannel[bytes] | None = None
-        self._command: str | None = None
-        self._term: str | None = None
-        self._size = TerminalSize(80, 24)
-        self._address = ""
-        self.child: PtyChild | None = None
-        self._early_input = bytearray()
-        self._gone = False
-        self._hangup: asyncio.Task[Any] | None = None
-        self._last_input = 0.0
-        self._idle_timer: asyncio.TimerHandle | None = None
-
-    # asyncssh callbacks, in the order a client's requests arrive.
-
-    def connection_made(self, chan: asyncssh.SSHServerChannel[bytes]) -> None:
-        self._channel = chan
-        peer = chan.get_extra_info("peername") or ("", 0)
-        self._address, self._port = str(peer[0]), int(peer[1])
-
-    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int],
-                      term_modes: Mapping[int, int]) -> bool:
-        self._term = term_type if _SAFE_TERM.fullmatch(term_type) else DEFAULT_TERM
-        self._size = _usable_size(*term_size)
-        return True
-
-    def shell_requested(self) -> bool:
-        return True
-
-    def exec_requested(self, command: str) -> bool:
-        # Accepted only so the refusal can be explained to the person who typed it.
-        self._command = command
-        return True
-
-    def subsystem_requested(self, subsystem: str) -> bool:
-        return False
-
-    def session_started(self) -> None:
-        if self._command is not None:
-            self._refuse(
-                "cardtui: this server runs only the card table, not commands; "
-                f"connect without one: {self._how_to_connect()}"
-            )
-            return
-        if self._term is None:
-            self._refuse(f"cardtui needs a terminal: connect with {self._how_to_connect()}")
-            return
-        refusal = self._door.admit(self, self._address)
-        if refusal is not None:
-            self._refuse(refusal)
-            return
-        self._door.run_task(self._run())
-
-    def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
-        self._last_input = asyncio.get_running_loop().time()
-        if self.child is None:
-            self._early_input += data
-            return
-        self.child.write(data)
-        if self.child.pending_input > INPUT_HIGH_WATER and self._channel is not None:
-            self._channel.pause_reading()
-
-    def eof_received(self) -> bool:
-        # A terminal sends ^D as a byte; a real EOF just means no more input, not goodbye.
-        return True
-
-    def terminal_size_changed(self, width: int, height: int, pixwidth: int,
-                              pixheight: int) -> None:
-        self._size = _usable_size(width, height, pixwidth, pixheight)
-        if self.child is not None:
-            self.child.resize(self._size)
-
-    def pause_writing(self) -> None:
-        if self.child is not None:
-            self.child.pause_output()
-
-    def resume_writing(self) -> None:
-        if self.child is not None:
-            self.child.resume_output()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._gone = True
-        if self._idle_timer is not None:
-            self._idle_timer.cancel()
-        self.hang_up()
-        self._door.release(self, self._address)
-
-    # The session's own work.
-
-    def hang_up(self) -> None:
-        """End the session's program (hangup, then harsher) unless that is already under way."""
-        if self.child is not None and self._hangup is None:
-            self._hangup = self._door.run_task(self.child.terminate(TERMINATE_GRACE))
-
-    async def _run(self) -> None:
-        """Start the program, relay until it exits, then report its status to the client."""
-        channel = self._channel
-        assert channel is not None and self._term is not None
-        info = SessionInfo(
-            username=channel.get_extra_info("username") or "",
-            peer_address=self._address,
-            peer_port=self._port,
-            term=self._term,
-            width=self._size.columns,
-            height=self._size.rows,
-        )
-        try:
-            self.child = await PtyChild.spawn(
-                list(self._door.command(info)),
-                self._door.child_environment(info),
-                self._size,
-                self._send_output,
-                channel.resume_reading,
-            )
-        # The factory is the embedding program's code: whatever it raises, the person at the
-        # terminal must get an answer rather than a session that hangs open.
-        except Exception as error:  # noqa: BLE001
-            log.error("could not start the session program for %s: %s", info, error)
-            self._refuse("cardtui: the server could not start the game; please tell its operator.")
-            self._door.release(self, self._address)
-            return
-        log.info("ssh session for %r from %s runs pid %d", info.username, info.peer_address,
-                 self.child.pid)
-        if self._gone:
-            self.hang_up()
-            return
-        self.child.resize(self._size)  # the client may have resized while we were starting
-        self.child.write(bytes(self._early_input))
-        self._early_input.clear()
-        self._watch_idleness()
-        status = await self.child.wait()
-        await self.child.wait_output_ended(OUTPUT_DRAIN_TIMEOUT)
-        self.hang_up()  # whatever the program left running in its group goes with it
-        if status >= 0:
-            channel.exit(status)
-        else:
-            channel.exit_with_signal(signal.Signals(-status).name.removeprefix("SIG"))
-
-    def _send_output(self, data: bytes) -> None:
-        """Pass the program's output to the client, dropping it once the client has left."""
-        if self._channel is not None and not self._channel.is_closing():
-            self._channel.write(data)
-
-    def _watch_idleness(self) -> None:
-        """Close the session once the client has sent nothing for the idle timeout."""
-        loop = asyncio.get_running_loop()
-        timeout = self._door.limits.idle_timeout
-        quiet_for = loop.time() - self._last_input if self._last_input else 0.0
-        if self._last_input == 0.0:
-            self._last_input = loop.time()
-        if quiet_for >= timeout:
-            minutes = max(1, round(timeout / 60))
-            self._refuse(f"cardtui: closed after {minutes} min without input.", leading_newline=True)
-            return
-        self._idle_timer = loop.call_later(timeout - quiet_for, self._watch_idleness)
-
-    def _refuse(self, message: str, leading_newline: bool = False) -> None:
-        """Tell the client why on stderr and close the session with status 1."""
-        if self._channel is None:
-            return
-        text = ("\r\n" if leading_newline else "") + message
-        self._channel.write_stderr(_terminal_message(text))
-        self._channel.exit(1)
-
-    def _how_to_connect(self) -> str:
-        """Return the ssh command line that would open a terminal session on this door."""
-        channel = self._channel
-        username = channel.get_extra_info("username") if channel else None
-        local = channel.get_extra_info("sockname") if channel else None
-        host = str(local[0]) if local else "HOST"
-        port = int(local[1]) if local else 22
-        target = f"{username}@{host}" if username else host
-        return f"ssh -t -p {port} {target}" if port != 22 else f"ssh -t {target}"
-
-
-def _usable_size(width: int, height: int, pixwidth: int = 0, pixheight: int = 0) -> TerminalSize:
-    """Return the client's size, or 80x24 where it sent zero (some clients do)."""
-    return TerminalSize(width or 80, height or 24, pixwidth, pixheight)
