@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from netplay.commit import (
     DEALER,
     HASH_SIZE,
+    LOCAL,
     MAX_DECK,
     RELAY,
     SECRET_SIZE,
@@ -85,10 +86,10 @@ class RoundAudit:
     """Everything one seat saw of one round's dealing, checked as it arrives and at the end."""
 
     def __init__(self, room: str, round_no: int, seat: int) -> None:
-        check_context(room, round_no, 0, "local")
+        check_context(room, round_no, 0, LOCAL)
         self.room = room
         self.round_no = round_no
-        self.seat = require_uint(seat, "own seat", "local", MAX_SEAT)
+        self.seat = require_uint(seat, "own seat", LOCAL, MAX_SEAT)
         self._epochs: dict[int, _Epoch] = {}
         self._failures: list[Failure] = []
 
@@ -158,7 +159,7 @@ class RoundAudit:
         """The dealer committed to every position of `epoch`'s deck of the `canonical` cards."""
         try:
             state = self._epoch(epoch, DEALER)
-            cards = _card_list(canonical, "local")
+            cards = _card_list(canonical, LOCAL)
             hashes = _hash_list(commitments, DEALER)
         except FairnessError as error:
             raise self._guard(error) from None

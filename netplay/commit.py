@@ -28,9 +28,10 @@ MAX_TEXT = 256
 DEALER = "dealer"
 RELAY = "relay"
 TABLE = "table"
+LOCAL = "local"
 
 Blame = str | int
-"""Who is at fault: a seat number, DEALER, RELAY, or (for a position's owner) TABLE."""
+"""Who is at fault: a seat number, DEALER, RELAY, or LOCAL (this process passed bad arguments)."""
 
 _PREFIX = "cardtui/fairness/v1"
 

@@ -25,6 +25,7 @@ TranscriptChain(room, {sender: PublicIdentity}).append(sender, message) on recei
 from netplay.audit import AuditReport, Failure, Owner, RoundAudit
 from netplay.commit import (
     DEALER,
+    LOCAL,
     RELAY,
     TABLE,
     Blame,
@@ -54,6 +55,7 @@ from netplay.transcript import (
 
 __all__ = [
     "DEALER",
+    "LOCAL",
     "RELAY",
     "TABLE",
     "AuditReport",

@@ -19,6 +19,7 @@ from nacl.signing import SigningKey, VerifyKey
 
 from netplay.commit import (
     DEALER,
+    LOCAL,
     RELAY,
     SECRET_SIZE,
     Blame,
@@ -82,7 +83,7 @@ class Identity:
     seed: bytes = field(repr=False)
 
     def __post_init__(self) -> None:
-        require_bytes(self.seed, "identity seed", DEALER, SECRET_SIZE)
+        require_bytes(self.seed, "identity seed", LOCAL, SECRET_SIZE)
 
     @classmethod
     def generate(cls) -> Identity:

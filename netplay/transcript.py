@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from netplay.commit import (
     HASH_SIZE,
+    LOCAL,
     RELAY,
     Blame,
     FairnessError,
@@ -83,7 +84,7 @@ class SignedMessage:
 
 def sign_message(identity: Identity, seq: int, prev_hash: bytes, payload: bytes) -> SignedMessage:
     """Sign `payload` as message number `seq` following the message whose digest is prev_hash."""
-    unsigned = SignedMessage.from_wire([seq, prev_hash, payload, bytes(SIGNATURE_SIZE)], "local")
+    unsigned = SignedMessage.from_wire([seq, prev_hash, payload, bytes(SIGNATURE_SIZE)], LOCAL)
     return SignedMessage(seq, prev_hash, payload, identity.sign(unsigned.signed_bytes()))
 
 

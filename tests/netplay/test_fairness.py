@@ -645,3 +645,24 @@ def test_the_audit_answers_garbage_with_fairness_errors_and_keeps_going(a, b, c,
     report = audit.verify()
     assert all(isinstance(f.what, str) for f in report.failures)
     audit.opened(0, dealer.card(0, 3))  # the real round is unharmed
+
+
+def test_an_honest_hekata_deal_verifies() -> None:
+    audit, dealer = RoundAudit(ROOM, ROUND, ME), Dealer()
+    digits = [str(d) for d in hekata_deck()]
+    assert shuffle_epoch(audit, dealer, 0, digits) == []
+    owners = [seat for seat in range(SEATS) for _ in range(12)] + [TABLE, TABLE]
+    for position, owner in enumerate(owners):
+        assert deal(audit, dealer, 0, position, owner) == []
+    audit.seed_revealed(0, dealer.reveal(0))
+    assert audit.verify().ok
+
+
+def test_clients_shown_different_messages_end_with_different_digests() -> None:
+    dealer = MessageSigner(Identity(seeded("dealer")), ROOM, DEALER)
+    _, mine = chain_setup()
+    _, theirs = chain_setup()
+    mine.append(DEALER, dealer.sign(b"commitments A"))
+    other_dealer = MessageSigner(Identity(seeded("dealer")), ROOM, DEALER)
+    theirs.append(DEALER, other_dealer.sign(b"commitments B"))
+    assert mine.count == theirs.count and mine.digest != theirs.digest
