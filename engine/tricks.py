@@ -1,0 +1,242 @@
+"""Hekata tricks (RULES.md 2.3 and 3): the value, its notation, the rules check, the best one."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from engine.cards import parse_digit
+from engine.errors import IllegalMove
+from engine.trick_search import search_best_rows
+
+__all__ = [
+    "MAX_TRICK_CARDS",
+    "Row",
+    "Trick",
+    "all_tricks_exhaustive",
+    "best_trick",
+    "check_trick",
+    "parse_trick",
+    "row_rank",
+    "trick_problem",
+    "trick_rank",
+]
+
+MAX_TRICK_CARDS = 50  # the whole Hekata deck; nothing longer can be a trick
+_DIGITS = "0123456789"
+_EXAMPLE = "write rows joined by +, like 98 + 2 or 10 + 9_"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of a trick: its cards as digits, and how many columns a single card is shifted."""
+
+    digits: tuple[int, ...]
+    shift: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.digits, tuple) or not self.digits:
+            raise IllegalMove("a row needs at least one card")
+        if not all(type(d) is int and 0 <= d <= 9 for d in self.digits):
+            raise IllegalMove(f"{self.digits!r} is not a row: its cards are the digits 0 to 9")
+        if type(self.shift) is not int or not 0 <= self.shift <= 2:
+            raise IllegalMove("a card can stand in the units, tens or hundreds column only")
+        if self.shift and len(self.digits) > 1:
+            raise IllegalMove(f"only a single card can be shifted with _, not {self._text()!r}")
+        if len(self.digits) > 1 and self.digits[0] == 0:
+            raise IllegalMove(
+                f"the row {self._text()!r} starts with 0: "
+                "a row of two or more cards may not start with 0"
+            )
+
+    def _text(self) -> str:
+        return "".join(map(str, self.digits)) + "_" * self.shift
+
+    @property
+    def value(self) -> int:
+        """The number the row stands for in the column addition."""
+        return int("".join(map(str, self.digits))) * 10**self.shift
+
+    def __str__(self) -> str:
+        return self._text()
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A column addition of rows (RULES.md 2.3), in the order its rows were written."""
+
+    rows: tuple[Row, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.rows, tuple) or not self.rows:
+            raise IllegalMove("a trick needs at least one row")
+        if not all(isinstance(row, Row) for row in self.rows):
+            raise IllegalMove("every row of a trick must be a Row")
+
+    @property
+    def total(self) -> int:
+        """The sum of the rows, which the team scores if the trick is legal."""
+        return sum(row.value for row in self.rows)
+
+    @property
+    def cards(self) -> tuple[int, ...]:
+        """Every card of the trick, row by row (a multiset: repeats are separate cards)."""
+        return tuple(d for row in self.rows for d in row.digits)
+
+    def __str__(self) -> str:
+        return " + ".join(map(str, self.rows))
+
+
+def parse_trick(text: str) -> Trick:
+    """Parse RULES.md section 3 trick notation (`60 + 2__ + 2_`), raising IllegalMove why not."""
+    if not isinstance(text, str):
+        raise IllegalMove(f"{text!r} is not a trick: {_EXAMPLE}")
+    if not text.strip():
+        raise IllegalMove(f"the trick is empty: {_EXAMPLE}")
+    if len(text) > 20 * MAX_TRICK_CARDS:
+        raise IllegalMove(f"that is far too long for a trick: {_EXAMPLE}")
+    parts = [part.strip() for part in text.split("+")]
+    rows = tuple(_parse_row(part, number) for number, part in enumerate(parts, 1))
+    if sum(len(row.digits) for row in rows) > MAX_TRICK_CARDS:
+        raise IllegalMove(f"a trick cannot have more than {MAX_TRICK_CARDS} cards")
+    return Trick(rows)
+
+
+def _parse_row(part: str, number: int) -> Row:
+    """Parse one row of trick notation, naming the row in the error."""
+    if not part:
+        raise IllegalMove(f"row {number} is empty: {_EXAMPLE}")
+    digits_end = 0
+    while digits_end < len(part) and part[digits_end] in _DIGITS:
+        digits_end += 1
+    digits, marks = part[:digits_end], part[digits_end:]
+    if not digits:
+        raise IllegalMove(f"row {number} ({part!r}) must start with cards, the digits 0 to 9")
+    stray = next((ch for ch in marks if ch != "_"), None)
+    if stray is not None:
+        raise IllegalMove(
+            f"row {number} ({part!r}) contains {stray!r}: a row is digits, "
+            "then _ or __ to shift a single card"
+        )
+    if len(digits) > MAX_TRICK_CARDS:
+        raise IllegalMove(f"a trick cannot have more than {MAX_TRICK_CARDS} cards")
+    if len(marks) > 2:
+        raise IllegalMove(
+            f"row {number} ({part!r}) is shifted too far: a card can stand at most in the "
+            "hundreds column (2__ is worth 200)"
+        )
+    return Row(tuple(int(ch) for ch in digits), len(marks))
+
+
+def _digits_of(values: object, what: str) -> list[int]:
+    """Parse a sequence of Hekata cards, raising IllegalMove for anything else."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise IllegalMove(f"the {what} must be a sequence of digits 0 to 9, not {values!r}")
+    return [parse_digit(value) for value in values]
+
+
+def trick_problem(table: Counter[int], card: int, trick: Trick) -> str | None:
+    """Why `trick` may not be taken with `card` laid on `table` (a multiset), or None if it may."""
+    uses = Counter(trick.cards)
+    if uses[card] == 0:
+        return f"the trick must contain the card you played ({card})"
+    for digit in sorted(uses):
+        available = table[digit] + (digit == card)
+        if uses[digit] > available:
+            if table[digit] == 0:
+                return f"the trick uses a {digit} that is not on the table"
+            return (
+                f"the trick uses {uses[digit]} cards {digit} but the table has only "
+                f"{table[digit]}" + (" besides the card you played" if digit == card else "")
+            )
+    if len(trick.cards) < 2:
+        return "a trick needs at least one table card"
+    if not any(row.shift == 0 for row in trick.rows):
+        return "the units column is empty: the last two digits of a trick must be made by cards"
+    if not any(row.shift == 1 or len(row.digits) > 1 for row in trick.rows):
+        return "the tens column is empty: the last two digits of a trick must be made by cards"
+    total = trick.total
+    if total == 0:
+        return "the total is 0: a trick must be worth at least 100"
+    if total % 100:
+        return f"the total {total} is not a multiple of 100"
+    return None
+
+
+def check_trick(table: Sequence[int], card: int, trick: Trick | str) -> int:
+    """The total of `trick` taken with `card` laid on `table`, or IllegalMove saying what is wrong."""
+    table_counts = Counter(_digits_of(table, "table"))
+    card = parse_digit(card)
+    if isinstance(trick, str):
+        trick = parse_trick(trick)
+    elif not isinstance(trick, Trick):
+        raise IllegalMove(f"{trick!r} is not a trick: {_EXAMPLE}")
+    problem = trick_problem(table_counts, card, trick)
+    if problem is not None:
+        raise IllegalMove(problem)
+    return trick.total
+
+
+def row_rank(row: Row) -> tuple[int, int]:
+    """A row's place in tie-breaking: larger value first, then the less shifted (`20` before `2_`)."""
+    return (row.value, -row.shift)
+
+
+def trick_rank(trick: Trick) -> tuple[int, tuple[tuple[float, ...], ...]]:
+    """What best_trick maximises: the total, then the row ranks sorted descending, in turn.
+
+    When one trick's ranked rows are the other's followed by more rows (which can only be
+    zero rows), the one with fewer rows ranks higher: `200` beats `2__ + 0_ + 0`.
+    """
+    ranked = sorted((row_rank(row) for row in trick.rows), reverse=True)
+    return (trick.total, tuple(ranked) + ((math.inf,),))
+
+
+def best_trick(table: Sequence[int], card: int) -> Trick | None:
+    """The legal trick of highest trick_rank (total first), exactly; None if there is none."""
+    rows = search_best_rows(_digits_of(table, "table"), parse_digit(card))
+    if rows is None:
+        return None
+    return Trick(tuple(Row(digits, shift) for digits, shift in rows))
+
+
+def all_tricks_exhaustive(table: Sequence[int], card: int) -> Iterator[Trick]:
+    """Every legal trick once, rows in descending rank, by brute force (for small tables only)."""
+    table_counts = Counter(_digits_of(table, "table"))
+    card = parse_digit(card)
+    available = table_counts + Counter([card])
+    candidates = sorted(_possible_rows(available), key=row_rank, reverse=True)
+
+    def extend(start: int, rows: list[Row], left: Counter[int]) -> Iterator[Trick]:
+        if rows:
+            trick = Trick(tuple(rows))
+            if trick_problem(table_counts, card, trick) is None:
+                yield trick
+        for index in range(start, len(candidates)):
+            row = candidates[index]
+            need = Counter(row.digits)
+            if all(left[d] >= n for d, n in need.items()):
+                rows.append(row)
+                yield from extend(index, rows, left - need)
+                rows.pop()
+
+    yield from extend(0, [], available)
+
+
+def _possible_rows(available: Counter[int]) -> set[Row]:
+    """Every row that can be written with some of the `available` cards."""
+    rows: set[Row] = set()
+
+    def grow(prefix: tuple[int, ...], left: Counter[int]) -> None:
+        for digit in [d for d in left if left[d] > 0]:
+            digits = prefix + (digit,)
+            if len(digits) > 1 and digits[0] == 0:
+                continue
+            for shift in (0, 1, 2) if len(digits) == 1 else (0,):
+                rows.add(Row(digits, shift))
+            grow(digits, left - Counter([digit]))
+
+    grow((), available)
+    return rows
