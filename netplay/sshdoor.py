@@ -33,6 +33,11 @@ class DoorLimits:
     idle_timeout: float = 30 * 60
     login_timeout: float = 60
 
+    def __post_init__(self) -> None:
+        for name in ("sessions_per_address", "total_sessions", "idle_timeout", "login_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"DoorLimits.{name} must be positive, not {getattr(self, name)}")
+
 
 CommandFactory = Callable[[SessionInfo], Sequence[str]]
 
