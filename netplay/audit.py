@@ -100,8 +100,10 @@ class RoundAudit:
     def _guard(self, error: FairnessError) -> FairnessError:
         return self._fail(error.blamed, error.reason)
 
-    def _epoch(self, epoch: object, blamed: Blame) -> _Epoch:
+    def _epoch(self, epoch: object, blamed: Blame, create: bool = True) -> _Epoch:
         number = require_uint(epoch, "shuffle epoch", blamed, MAX_EPOCHS)
+        if not create and number not in self._epochs:
+            raise FairnessError(blamed, f"referred to shuffle epoch {number}, which never began")
         return self._epochs.setdefault(number, _Epoch())
 
     def seed_committed(self, epoch: int, commitment: bytes) -> None:
@@ -139,10 +141,6 @@ class RoundAudit:
         except FairnessError as error:
             raise self._guard(error) from None
         state.reveals_started = True
-        if state.seed_commitment is None:
-            raise self._fail(
-                DEALER, f"nonces of epoch {epoch} were revealed before its seed commitment"
-            )
         committed = state.nonce_commitments.get(seat)
         if committed is None:
             raise self._fail(seat, f"revealed a nonce for epoch {epoch} it never committed to")
@@ -210,7 +208,7 @@ class RoundAudit:
         try:
             if not isinstance(card, CardOpening):
                 raise FairnessError(blamed, "expected a card opening")
-            state = self._epoch(card.epoch, blamed)
+            state = self._epoch(card.epoch, blamed, create=False)
             CardOpening.from_wire(card.to_wire(), blamed)
         except FairnessError as error:
             raise self._guard(error) from None
@@ -262,6 +260,8 @@ class RoundAudit:
 
     def _final_checks(self, number: int, state: _Epoch) -> list[Failure]:
         found: list[Failure] = []
+        if not (state.seed_commitment or state.commitments is not None or state.seed_checked):
+            return found  # only seats spoke of this epoch: the dealer never began it
         if state.seed_commitment is None:
             found.append(Failure(DEALER, f"never committed to a seed for epoch {number}"))
         if state.commitments is None:
