@@ -1,0 +1,72 @@
+"""The cardtui Textual app: a start screen, then a game screen fed by a GameSession."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from netplay.session import GameSession
+from tui.matchsetup import MatchOptions
+from tui.screens.game import GameScreen
+
+
+def game_screen(session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> GameScreen:
+    """The screen for the session's game."""
+    if session.game == "zodiak":
+        from tui.screens.zodiak import ZodiakScreen
+
+        return ZodiakScreen(session, ascii_only, pace)
+    from tui.screens.hekata import HekataScreen
+
+    return HekataScreen(session, ascii_only, pace)
+
+
+class CardApp(App[str | None]):
+    """A card table in the terminal; returns a line to print on exit (saved, or who won)."""
+
+    CSS_PATH = "cardtui.tcss"
+    TITLE = "cardtui"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+
+    def __init__(self, session: GameSession | None = None, *, ascii_only: bool = False,
+                 pace: float = 0.0, defaults: MatchOptions | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.ascii_only = ascii_only
+        self.pace = pace
+        self.defaults = defaults
+
+    def on_mount(self) -> None:
+        if self.session is not None:
+            self.play(self.session)
+        else:
+            from tui.screens.start import StartScreen
+
+            self.push_screen(StartScreen(self.defaults, self.ascii_only))
+
+    def play(self, session: GameSession) -> None:
+        """Show the game screen for `session` in place of whatever is showing."""
+        self.session = session
+        self.title = f"cardtui — {session.game.capitalize()}"
+        screen = game_screen(session, self.ascii_only, self.pace)
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    async def leave(self) -> None:
+        """Close the session (a local match saves itself) and exit, saying how to resume."""
+        session = self.session
+        message = None
+        if session is not None and not session.closed:
+            await session.close()
+            path = getattr(session, "save_path", None)
+            if path is not None and path.exists():
+                message = f"Match saved to {path}. Continue it with: cardtui play --resume"
+        self.exit(message)
+
+    async def action_quit(self) -> None:
+        await self.leave()

@@ -1,0 +1,91 @@
+"""`cardtui play`: a match against bots in the terminal, straight away, or resumed."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from engine.errors import IllegalMove, RecordError
+from engine.zodiak import SIGNS
+from tui.matchsetup import DEFAULT_PLAYERS, DEFAULT_SPEED, MatchOptions, sign_of_today
+
+HELP = ("Play Zodiak (to 55) or Hekata (to 10,000) against bots. Quitting saves the match;"
+        " `cardtui play --resume` continues it.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the command's options."""
+    parser.add_argument("game", nargs="?", choices=("zodiak", "hekata"),
+                        help="the game (omit with --resume)")
+    parser.add_argument("--players", type=int,
+                        help="players including you: zodiak 2-4 (default 3), hekata 2 or 4"
+                             " (default 4)")
+    parser.add_argument("--name", default=None, help="your name (default: your login name)")
+    parser.add_argument("--sign", default=None, choices=SIGNS, metavar="SIGN",
+                        help="your zodiac sign for Zodiak (default: today's)")
+    parser.add_argument("--bots", default="greedy",
+                        help="bot kinds for the other seats in turn, e.g. greedy,random")
+    parser.add_argument("--seed", type=int, help="seed for the deal, for a repeatable match")
+    parser.add_argument("--speed", type=float, default=DEFAULT_SPEED,
+                        help=f"seconds between bot moves (default {DEFAULT_SPEED})")
+    parser.add_argument("--ascii", action="store_true",
+                        help="letters instead of suit symbols and box drawing")
+    parser.add_argument("--resume", action="store_true", help="continue the saved match")
+
+
+def default_name() -> str:
+    """Your login name, capitalised, or "You"."""
+    try:
+        return getpass.getuser().capitalize() or "You"
+    except (OSError, KeyError, ImportError):  # no login name on this platform
+        return "You"
+
+
+def options_from(args: argparse.Namespace) -> MatchOptions:
+    """The match the command line asks for."""
+    game = args.game or "zodiak"
+    return MatchOptions(
+        game=game, players=args.players or DEFAULT_PLAYERS[game],
+        name=args.name or default_name(), sign=args.sign or sign_of_today(),
+        bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()) or ("greedy",),
+        seed=args.seed, speed=args.speed)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start (or resume) the match and play it; print where it was saved on the way out."""
+    from tui.matchsetup import new_match, resume_match
+
+    try:
+        if args.resume:
+            session = resume_match(args.speed)
+        elif args.game is None:
+            return run_start_screen(ascii_only=args.ascii)
+        else:
+            session = new_match(options_from(args))
+    except (IllegalMove, RecordError, FileNotFoundError, ValueError) as exc:
+        print(f"cardtui play: {exc}", file=sys.stderr)
+        return 2
+    from tui.app import CardApp
+
+    return _run_app(CardApp(session, ascii_only=args.ascii, pace=args.speed))
+
+
+def run_start_screen(ascii_only: bool = False) -> int:
+    """`cardtui` with no arguments: choose the game, players, name and sign, then play."""
+    from tui.app import CardApp
+
+    defaults = MatchOptions("zodiak", DEFAULT_PLAYERS["zodiak"], default_name(), sign_of_today())
+    return _run_app(CardApp(defaults=defaults, ascii_only=ascii_only, pace=DEFAULT_SPEED))
+
+
+def _run_app(app) -> int:
+    message = app.run()
+    session = app.session
+    # However the app ended (a crash, a closed terminal), an unfinished local match is kept.
+    save = getattr(session, "save", None)
+    if save is not None and not getattr(session, "closed", True):
+        save()
+    if message:
+        print(message)
+    return app.return_code or 0

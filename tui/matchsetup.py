@@ -1,0 +1,97 @@
+"""Where saved matches live and how a match against bots is set up from the player's choices."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import IllegalMove
+from engine.match import check_players
+from engine.zodiak import SIGNS, parse_sign
+from netplay.local import LocalMatch
+from netplay.session import SeatInfo
+
+BOT_NAMES = ("Ada", "Boris", "Cleo")
+DEFAULT_PLAYERS = {"zodiak": 3, "hekata": 4}
+DEFAULT_SPEED = 0.6
+# Sun-sign start dates (month, day), Capricorn wrapping the new year.
+_SIGN_STARTS = ((1, 20, "aquarius"), (2, 19, "pisces"), (3, 21, "aries"), (4, 20, "taurus"),
+                (5, 21, "gemini"), (6, 21, "cancer"), (7, 23, "leo"), (8, 23, "virgo"),
+                (9, 23, "libra"), (10, 23, "scorpio"), (11, 22, "sagittarius"),
+                (12, 22, "capricorn"))
+
+
+@dataclass(frozen=True)
+class MatchOptions:
+    """Everything that starts a match against bots: game, seats, your name and sign, pace."""
+
+    game: str
+    players: int
+    name: str = "You"
+    sign: str = "aries"
+    bots: tuple[str, ...] = ("greedy",)
+    seed: int | None = None
+    speed: float = DEFAULT_SPEED
+
+    def check(self) -> None:
+        """Raise IllegalMove with a reason a person can act on if these choices cannot make a match."""
+        check_players(self.game, self.players)
+        parse_sign(self.sign)
+        if not self.name.strip():
+            raise IllegalMove("your name cannot be empty")
+        if self.speed < 0:
+            raise IllegalMove("--speed is seconds between bot moves: 0 or more")
+        for kind in self.bots:
+            if kind not in ("greedy", "random"):
+                raise IllegalMove(f"{kind!r} is not a bot: choose greedy or random")
+
+
+def data_dir() -> Path:
+    """The directory for saved matches: $CARDTUI_DATA_DIR, else the user's data directory."""
+    override = os.environ.get("CARDTUI_DATA_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return platformdirs.user_data_path("cardtui")
+
+
+def save_path() -> Path:
+    """The file an unfinished match is saved to and resumed from."""
+    return data_dir() / "saved.json"
+
+
+def sign_of_today(today: datetime.date | None = None) -> str:
+    """The sun sign of `today`, a friendly default for the player's own sign."""
+    today = today or datetime.date.today()
+    sign = "capricorn"
+    for month, day, name in _SIGN_STARTS:
+        if (today.month, today.day) >= (month, day):
+            sign = name
+    return sign
+
+
+def new_match(options: MatchOptions) -> LocalMatch:
+    """A fresh LocalMatch: you in seat 0, bots in the other seats, saving to `save_path()`."""
+    options.check()
+    seed = options.seed if options.seed is not None else random.randrange(2**32)
+    rng = random.Random(seed)
+    seats = [SeatInfo(options.name.strip(), parse_sign(options.sign)
+                      if options.game == "zodiak" else None)]
+    for i in range(1, options.players):
+        sign = rng.choice(SIGNS) if options.game == "zodiak" else None
+        kind = options.bots[(i - 1) % len(options.bots)]
+        seats.append(SeatInfo(BOT_NAMES[i - 1], sign, kind))
+    return LocalMatch.new(options.game, seats, my_seat=0, seed=seed, delay=options.speed,
+                          save_path=save_path())
+
+
+def resume_match(speed: float = DEFAULT_SPEED) -> LocalMatch:
+    """The saved match, or FileNotFoundError if there is none."""
+    path = save_path()
+    if not path.exists():
+        raise FileNotFoundError(f"no saved match at {path}: start one with `cardtui play zodiak`")
+    return LocalMatch.resume(path, delay=speed)

@@ -1,0 +1,103 @@
+"""Small modal dialogs: confirm quitting, pick a suit for a wild eight, a round's summary, the result."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, SUITS
+
+
+class ConfirmQuit(ModalScreen[bool]):
+    """Ask before quitting; a match in progress is saved on the way out."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes, quit"),
+        Binding("n,escape", "answer(False)", "No, keep playing"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question, classes="dialog-title")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Quit (y)", id="yes", variant="error")
+                yield Button("Keep playing (n)", id="no", variant="primary")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class SuitPicker(ModalScreen[str | None]):
+    """Choose the suit a wild eight declares: a key per suit, or the buttons."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "pick('S')", "Spades"),
+        Binding("h", "pick('H')", "Hearts"),
+        Binding("d", "pick('D')", "Diamonds"),
+        Binding("c", "pick('C')", "Clubs"),
+        Binding("left", "app.focus_previous", "Previous", show=False),
+        Binding("right", "app.focus_next", "Next", show=False),
+        Binding("escape", "pick(None)", "Cancel"),
+    ]
+
+    def __init__(self, ascii_only: bool, suggested: str | None = None) -> None:
+        super().__init__()
+        self.ascii_only = ascii_only
+        self.suggested = suggested
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Your eight is wild: which suit must the next player follow?",
+                        classes="dialog-title")
+            with Horizontal(classes="dialog-buttons"):
+                for suit in SUITS:
+                    symbol = suit if self.ascii_only else SUIT_SYMBOLS[suit]
+                    yield Button(f"{symbol} {SUIT_NAMES[suit]} ({suit.lower()})", id=f"suit-{suit}",
+                                 classes="suit-red" if suit in "HD" else "suit-black")
+
+    def on_mount(self) -> None:
+        if self.suggested:
+            self.query_one(f"#suit-{self.suggested}", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss((event.button.id or "suit-S")[-1])
+
+    def action_pick(self, suit: str | None) -> None:
+        self.dismiss(suit)
+
+
+class Summary(ModalScreen[None]):
+    """A round's or the match's outcome, with the scores; enter (or a click) goes on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space,escape", "close", "Continue")]
+
+    def __init__(self, title: str, body: str, button: str = "Next round") -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.button = button
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static(self.body, classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.button} (enter)", variant="primary", id="continue")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

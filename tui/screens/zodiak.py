@@ -1,0 +1,259 @@
+"""Zodiak at the table: the pile, your hand, the run you are building and whether it is legal."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from engine.bots import GreedyBot
+from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
+from engine.errors import IllegalMove
+from engine.zodiak import Draw, Run, ZodiakRound
+from tui.screens.dialogs import SuitPicker
+from tui.screens.game import GameScreen
+from tui.widgets.cardface import french_face
+from tui.widgets.hand import CardRow
+
+# Suits alternate colours in the hand so neighbouring suits are easy to tell apart.
+SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3}
+
+
+def sort_hand(cards: list[Card]) -> list[Card]:
+    """Your cards grouped by suit (black, red, black, red), ace to king within a suit."""
+    return sorted(cards, key=lambda c: (SUIT_ORDER[c.suit], c.rank))
+
+
+class ZodiakScreen(GameScreen):
+    """Play Zodiak: build a run card by card, or draw; a wild eight asks for its suit."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "Move", key_display="←→↑↓"),
+        Binding("right", "cursor(1)", "Right", show=False),
+        Binding("up", "cursor_line(-1)", "Up", show=False),
+        Binding("down", "cursor_line(1)", "Down", show=False),
+        Binding("space", "select", "Select", key_display="space"),
+        Binding("enter", "play", "Play", key_display="enter"),
+        Binding("d", "draw", "Draw"),
+        Binding("h", "hint", "Hint"),
+        Binding("escape", "clear", "Clear", key_display="esc"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hand: list[Card] = []
+        self.cursor = 0
+        self.selected: list[Card] = []
+        self.hint_suit: str | None = None
+
+    def compose_table(self) -> ComposeResult:
+        with Vertical(id="pile-panel"):
+            yield CardRow(self.ascii_only, "", id="pile")
+            yield Static("", id="pile-info")
+
+    def compose_hand(self) -> ComposeResult:
+        yield CardRow(self.ascii_only, "You have no cards.", id="hand")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#pile-panel").border_title = "Pile"
+        self.query_one("#hand").border_title = "Your hand"
+
+    @property
+    def round_view(self) -> ZodiakRound | None:
+        """The current view, typed."""
+        return self.view if isinstance(self.view, ZodiakRound) else None
+
+    def on_new_round(self) -> None:
+        self.selected, self.cursor, self.hint_suit = [], 0, None
+
+    # -- showing ------------------------------------------------------------
+
+    def show_game(self) -> None:
+        view = self.round_view
+        if view is None:
+            return
+        mine = self.my_seat is not None and self.my_seat < len(view.hands)
+        self.hand = sort_hand([c for c in view.hands[self.my_seat] if c is not None]) if mine else []
+        self.selected = [c for c in self.selected if c in self.hand]
+        self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
+        self._show_pile(view)
+        self._show_hand(view)
+        self._show_status(view)
+
+    def _show_pile(self, view: ZodiakRound) -> None:
+        fresh = isinstance(self.last_move, Run)
+        self.query_one("#pile", CardRow).faces = (french_face(view.top, self.ascii_only,
+                                                              fresh=fresh),)
+        lines = []
+        if view.declared:
+            symbol = view.declared if self.ascii_only else SUIT_SYMBOLS[view.declared]
+            lines.append(f"[b]Declared: {symbol} {SUIT_NAMES[view.declared]}[/b]")
+        if view.penalty:
+            lines.append(f"[b $error]Penalty: draw {view.penalty}[/]")
+        lines.append(f"Stock {len(view.stock)} · pile {len(view.pile)}")
+        if self.my_seat is not None:
+            lines.append(f"Your zodiac card: {view.zodiac_card(self.my_seat).pretty(self.ascii_only)}")
+        self.query_one("#pile-info", Static).update("\n".join(lines))
+
+    def _show_hand(self, view: ZodiakRound) -> None:
+        playable = self.my_turn
+        order = {card: i + 1 for i, card in enumerate(self.selected)}
+        row = self.query_one("#hand", CardRow)
+        row.faces = tuple(
+            french_face(c, self.ascii_only, playable=playable and view.can_start(c),
+                        order=order.get(c))
+            for c in self.hand)
+        row.cursor = self.cursor if self.hand else None
+
+    def _show_status(self, view: ZodiakRound) -> None:
+        if view.round_over:
+            self.set_status("The round is over.")
+            return
+        if not self.my_turn:
+            name = self.seats[view.turn].name if view.turn is not None and self.seats else "?"
+            self.set_status(f"{name} to move…" if not self.sent else "Sent…")
+            return
+        if self.selected:
+            run = self._run()
+            text = "Run: " + " ".join(c.pretty(self.ascii_only) for c in self.selected)
+            try:
+                view.check(run if run.declared or not self._wild_alone() else
+                           Run(run.cards, "S"), self.my_seat)
+            except IllegalMove as exc:
+                self.set_status(f"{text} — not legal: {exc}", "error")
+                return
+            self.set_status(f"{text} — legal: enter plays it", "ok")
+            return
+        if not self._has_run(view):
+            what = f"{view.penalty} cards" if view.penalty else "a card"
+            self.set_status(f"Your turn. Nothing you hold fits: press d (or enter) to draw {what}.",
+                            "error")
+        elif view.penalty:
+            self.set_status(f"Your turn. You face {view.penalty} cards: play an ace alone, or d"
+                            f" draws {view.penalty}.", "error")
+        else:
+            self.set_status("Your turn: space selects cards for a run, enter plays, d draws,"
+                            " h hints.")
+
+    def _has_run(self, view: ZodiakRound) -> bool:
+        return any(view.can_start(c) for c in self.hand)
+
+    def _wild_alone(self) -> bool:
+        return len(self.selected) == 1 and self.selected[0].rank == 8
+
+    def _run(self) -> Run:
+        return Run(tuple(self.selected), self.hint_suit if self._wild_alone() else None)
+
+    # -- actions ------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("play", "draw", "hint", "select", "clear"):
+            return True if self.my_turn else None
+        return True
+
+    def action_cursor(self, step: int) -> None:
+        if self.hand:
+            self.cursor = (self.cursor + step) % len(self.hand)
+            self.query_one("#hand", CardRow).cursor = self.cursor
+
+    def action_cursor_line(self, direction: int) -> None:
+        row = self.query_one("#hand", CardRow)
+        target = self.cursor + direction * row.per_line()
+        if self.hand and 0 <= target < len(self.hand):
+            self.cursor = target
+            row.cursor = target
+
+    def action_select(self) -> None:
+        if not self.hand or not self.my_turn:
+            return
+        self.toggle(self.hand[self.cursor])
+
+    def toggle(self, card: Card) -> None:
+        """Add `card` to the end of the run, or take it (and nothing else) out."""
+        if card in self.selected:
+            self.selected.remove(card)
+        else:
+            self.selected.append(card)
+        self.hint_suit = None
+        self.show_game()
+
+    def action_clear(self) -> None:
+        self.selected, self.hint_suit = [], None
+        self.show_game()
+
+    async def action_play(self) -> None:
+        view = self.round_view
+        if view is None or not self.my_turn:
+            return
+        if not self.selected:
+            if not self._has_run(view):
+                await self.action_draw()
+                return
+            if not self.hand:
+                return
+            self.selected = [self.hand[self.cursor]]
+        if self._wild_alone() and self.hint_suit is None:
+            self.app.push_screen(SuitPicker(self.ascii_only, self._suggest_suit()),
+                                 self._play_wild)
+            return
+        await self._play(self._run())
+
+    async def _play_wild(self, suit: str | None) -> None:
+        if suit is None:
+            self.show_game()
+            return
+        await self._play(Run(tuple(self.selected), suit))
+
+    async def _play(self, run: Run) -> None:
+        if await self.send(run):
+            self.selected, self.hint_suit = [], None
+            self.show_game()
+        else:
+            self._show_hand_only()
+
+    def _show_hand_only(self) -> None:
+        view = self.round_view
+        if view is not None:
+            self._show_hand(view)
+
+    async def action_draw(self) -> None:
+        if await self.send(Draw()):
+            self.selected, self.hint_suit = [], None
+            self.show_game()
+
+    def action_hint(self) -> None:
+        view = self.round_view
+        if view is None or not self.my_turn:
+            return
+        move = GreedyBot().choose(view)
+        if isinstance(move, Draw):
+            self.selected, self.hint_suit = [], None
+            self.show_game()
+            self.set_status("Hint: draw (d).", "ok")
+            return
+        self.selected = list(move.cards)
+        self.hint_suit = move.declared
+        if move.cards[0] in self.hand:
+            self.cursor = self.hand.index(move.cards[0])
+        self.show_game()
+        if move.declared:
+            symbol = move.declared if self.ascii_only else SUIT_SYMBOLS[move.declared]
+            self.set_status(f"Hint: {move.cards[0].pretty(self.ascii_only)} wild, declaring"
+                            f" {symbol} — enter plays it", "ok")
+
+    def _suggest_suit(self) -> str:
+        rest = [c.suit for c in self.hand if c not in self.selected]
+        return max("SHDC", key=lambda s: (rest.count(s), s)) if rest else "S"
+
+    def on_card_row_clicked(self, event: CardRow.Clicked) -> None:
+        if event.row.id != "hand" or event.index >= len(self.hand):
+            return
+        self.cursor = event.index
+        if self.my_turn:
+            self.toggle(self.hand[event.index])
+        else:
+            event.row.cursor = event.index

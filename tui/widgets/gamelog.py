@@ -1,0 +1,21 @@
+"""The log of every move, in RULES.md notation, newest at the bottom."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import RichLog
+
+
+class GameLog(RichLog, can_focus=False):
+    """A scrollable log; the screen's page keys scroll it so it never takes the focus."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, max_lines=2000, wrap=True, markup=False, auto_scroll=True)
+
+    def move(self, text: str, mine: bool) -> None:
+        """Log a move; your own moves are bold."""
+        self.write(Text(text, style="bold" if mine else ""))
+
+    def note(self, text: str, style: str = "italic") -> None:
+        """Log something that is not a move: a new round, a summary, a notice."""
+        self.write(Text(text, style=style))
