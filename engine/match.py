@@ -30,9 +30,9 @@ def check_players(game: str, players: int) -> None:
     """Raise IllegalMove unless `game` can be played by `players` seats."""
     if game not in GAMES:
         raise IllegalMove(f"{game!r} is not a game: choose zodiak or hekata")
-    allowed = (2, 3, 4) if game == "zodiak" else (2, 4)
+    allowed, words = ((2, 3, 4), "2 to 4") if game == "zodiak" else ((2, 4), "2 or 4")
     if players not in allowed:
-        raise IllegalMove(f"{game} is for {' or '.join(map(str, allowed))} players, not {players}")
+        raise IllegalMove(f"{game.capitalize()} is for {words} players, not {players}")
 
 
 @dataclass

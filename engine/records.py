@@ -35,6 +35,8 @@ class Record:
             data = json.loads(text)
         except (ValueError, UnicodeDecodeError) as exc:
             raise RecordError(f"not valid JSON: {exc}") from None
+        except RecursionError:
+            raise RecordError("not valid JSON: nested too deeply") from None
         return cls.from_json(data)
 
     @classmethod

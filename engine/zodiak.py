@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import SUIT_NAMES, SUITS, Card, format_cards, parse_suit
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, RecordError
 
 SIGN_CARDS: dict[str, Card] = {
     sign: Card.parse(card)
@@ -412,19 +412,21 @@ class ZodiakRound:
 
     def _reshuffle(self) -> None:
         under = self.pile[:-1]
-        del self.pile[:-1]
         if not self.sees_stock:
-            self.stock = [None] * len(under)
+            stock: list[Card | None] = [None] * len(under)
         elif self.reshuffles_done < len(self.reshuffles):
             order = self.reshuffles[self.reshuffles_done]
             if sorted(order) != sorted(under):
-                raise IllegalMove(
-                    f"reshuffle {self.reshuffles_done + 1} must hold exactly the pile's cards under"
-                    f" its top ({format_cards(sorted(under))})"
+                # The order comes from a record (RECORDS.md), not from a seat: the record is bad.
+                raise RecordError(
+                    f"deal.reshuffles[{self.reshuffles_done}] must hold exactly the pile's cards"
+                    f" under its top ({format_cards(sorted(under))})"
                 )
-            self.stock = list(order)
+            stock = list(order)
         else:
-            self.stock = list(under)
+            stock = list(under)
+        del self.pile[:-1]
+        self.stock = stock
         self.reshuffles_done += 1
 
     def _score(self) -> None:
