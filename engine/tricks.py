@@ -208,21 +208,28 @@ def all_tricks_exhaustive(table: Sequence[int], card: int) -> Iterator[Trick]:
     card = parse_digit(card)
     available = table_counts + Counter([card])
     candidates = sorted(_possible_rows(available), key=row_rank, reverse=True)
+    needs = [tuple(Counter(row.digits).items()) for row in candidates]
+    values = [row.value for row in candidates]
+    left = [available[digit] for digit in range(10)]
 
-    def extend(start: int, rows: list[Row], left: Counter[int]) -> Iterator[Trick]:
-        if rows:
+    def extend(start: int, rows: list[Row], total: int) -> Iterator[Trick]:
+        # A total that is not a positive multiple of 100 is cheap to rule out first.
+        if total and total % 100 == 0:
             trick = Trick(tuple(rows))
             if trick_problem(table_counts, card, trick) is None:
                 yield trick
         for index in range(start, len(candidates)):
-            row = candidates[index]
-            need = Counter(row.digits)
-            if all(left[d] >= n for d, n in need.items()):
-                rows.append(row)
-                yield from extend(index, rows, left - need)
+            need = needs[index]
+            if all(left[digit] >= count for digit, count in need):
+                for digit, count in need:
+                    left[digit] -= count
+                rows.append(candidates[index])
+                yield from extend(index, rows, total + values[index])
                 rows.pop()
+                for digit, count in need:
+                    left[digit] += count
 
-    yield from extend(0, [], available)
+    yield from extend(0, [], 0)
 
 
 def _possible_rows(available: Counter[int]) -> set[Row]:
