@@ -109,6 +109,13 @@ class Relay:
         self.rooms: dict[str, Room] = {}
         self.conns: set[Conn] = set()
         self.stats = RelayStats()
+        self._background: set[asyncio.Future[Any]] = set()
+
+    def in_background(self, work: Any) -> None:
+        """Run a coroutine without waiting for it, holding a reference until it ends."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # -- connection lifetime -------------------------------------------------------------
 
@@ -250,7 +257,7 @@ class Relay:
                 # The old link may be dead but not yet noticed; the secret holder wins.
                 old, room.host = room.host, None
                 old.room = None
-                asyncio.ensure_future(old.ws.close(code=CLOSE_GONE, message=b"host reclaimed"))
+                self.in_background(old.ws.close(code=CLOSE_GONE, message=b"host reclaimed"))
             if room.away_timer is not None:
                 room.away_timer.cancel()
                 room.away_timer = None
@@ -316,7 +323,7 @@ class Relay:
 
     def expire_room(self, room: Room) -> None:
         """Close a room whose host never came back."""
-        asyncio.ensure_future(self.close_room(room, b"the host did not come back"))
+        self.in_background(self.close_room(room, b"the host did not come back"))
 
     async def close_room(self, room: Room, reason: bytes) -> None:
         """Remove a room and close every conn still in it."""
