@@ -23,6 +23,9 @@ def game_screen(session: GameSession, ascii_only: bool = False, pace: float = 0.
     return HekataScreen(session, ascii_only, pace)
 
 
+ASCII_KEYS = {"←→↑↓": "arrows", "←→": "arrows", "⏎": "enter", "␣": "space", "⌫": "bksp"}
+
+
 class CardApp(App[str | None]):
     """A card table in the terminal; returns a line to print on exit (saved, or who won)."""
 
@@ -67,6 +70,13 @@ class CardApp(App[str | None]):
             if path is not None and path.exists():
                 message = f"Match saved to {path}. Continue it with: cardtui play --resume"
         self.exit(message)
+
+    def get_key_display(self, binding: Binding) -> str:
+        # Terminals without Unicode get words for the arrow, enter and space symbols.
+        shown = super().get_key_display(binding)
+        if self.ascii_only:
+            return ASCII_KEYS.get(shown, shown)
+        return shown
 
     async def action_quit(self) -> None:
         await self.leave()

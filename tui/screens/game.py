@@ -38,6 +38,13 @@ from tui.screens.help import HelpScreen
 from tui.widgets.gamelog import GameLog
 from tui.widgets.players import Players, TableState
 
+COMMON_BINDINGS: list[BindingType] = [
+    Binding("pageup", "log_page(-1)", "Log", key_display="PgUp"),
+    Binding("pagedown", "log_page(1)", "Log down", show=False),
+    Binding("question_mark", "help", "Help", key_display="?"),
+    Binding("q", "quit_match", "Quit"),
+]
+
 # Wider than this, the log moves to a column on the right and the table gets the room.
 WIDE = 110
 
@@ -45,12 +52,8 @@ WIDE = 110
 class GameScreen(Screen[None]):
     """Players, last move, log and footer around a game-specific table and hand."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("q", "quit_match", "Quit"),
-        Binding("pageup", "log_page(-1)", "Log", key_display="PgUp/Dn"),
-        Binding("pagedown", "log_page(1)", "Log down", show=False),
-    ]
+    # Each game's screen lists its own keys first and then these, so the footer reads in that order.
+    BINDINGS: ClassVar[list[BindingType]] = []
 
     def __init__(self, session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> None:
         super().__init__()
@@ -262,6 +265,11 @@ class GameScreen(Screen[None]):
         return True
 
     # -- actions ------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "log_page":
+            return not self.has_class("-building")
+        return True
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

@@ -1,9 +1,204 @@
-"""Hekata at the table (placeholder until the trick builder lands)."""
+"""Hekata at the table: the table's cards, your hand, and the trick builder for the card you lay."""
 
 from __future__ import annotations
 
-from tui.screens.game import GameScreen
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+
+from engine.bots import GreedyBot
+from engine.errors import IllegalMove
+from engine.hekata import HekataDeal, HekataMove, best_trick
+from tui.screens.game import COMMON_BINDINGS, GameScreen
+from tui.widgets.cardface import digit_face
+from tui.widgets.hand import CardRow
+from tui.widgets.trick_builder import TrickBuilder
 
 
 class HekataScreen(GameScreen):
-    """Play Hekata."""
+    """Play Hekata: choose a card to lay, then build a trick with it or lay it alone."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor(-1)", "Move", key_display="←→"),
+        Binding("right", "cursor(1)", "Right", show=False),
+        Binding("up", "cursor_line(-1)", "Up", show=False),
+        Binding("down", "cursor_line(1)", "Down", show=False),
+        Binding("enter,space", "choose", "Lay card", key_display="⏎"),
+        Binding("h", "hint", "Hint"),
+        Binding("b", "back", "Back to hand"),
+        *COMMON_BINDINGS,
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.hand: list[int] = []
+        self.cursor = 0
+        self.takers: set[int] = set()
+        self._takers_key: tuple | None = None
+
+    def compose_table(self) -> ComposeResult:
+        yield CardRow(self.ascii_only, "The table is empty.", id="table", classes="table-panel")
+
+    def compose_hand(self) -> ComposeResult:
+        yield Vertical(id="builder-slot")
+        yield CardRow(self.ascii_only, "You have no cards.", id="hand")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.query_one("#hand").border_title = "Your hand"
+
+    @property
+    def deal_view(self) -> HekataDeal | None:
+        """The current view, typed."""
+        return self.view if isinstance(self.view, HekataDeal) else None
+
+    @property
+    def builder(self) -> TrickBuilder | None:
+        """The trick builder, while you are composing a trick."""
+        found = self.query(TrickBuilder)
+        return found.first() if found else None
+
+    def on_new_round(self) -> None:
+        self.cursor = 0
+        self._close_builder()
+
+    # -- showing ------------------------------------------------------------
+
+    def show_game(self) -> None:
+        view = self.deal_view
+        if view is None:
+            return
+        mine = self.my_seat is not None and self.my_seat < len(view.hands)
+        self.hand = sorted(c for c in view.hands[self.my_seat] if c is not None) if mine else []
+        self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
+        table = self.query_one("#table", CardRow)
+        fresh_last = (self.last_move is not None and getattr(self.last_move, "trick", 1) is None
+                      and bool(view.table))
+        table.faces = tuple(digit_face(c, fresh=fresh_last and i == len(view.table) - 1)
+                            for i, c in enumerate(view.table))
+        stock = f" · stock {len(view.stock)}" if view.players == 2 else ""
+        table.border_title = f"Table · {len(view.table)} card{'s' if len(view.table) != 1 else ''}{stock}"
+        self._update_takers(view)
+        row = self.query_one("#hand", CardRow)
+        row.faces = tuple(digit_face(c, playable=self.my_turn and c in self.takers)
+                          for c in self.hand)
+        row.cursor = self.cursor if self.hand and self.builder is None else None
+        self._show_status(view)
+
+    def _update_takers(self, view: HekataDeal) -> None:
+        # The digits that can take a trick now; searched once per table and hand.
+        key = (tuple(view.table), tuple(sorted(set(self.hand))))
+        if key != self._takers_key:
+            self._takers_key = key
+            self.takers = {d for d in set(self.hand)
+                           if view.table and best_trick(view.table, d) is not None}
+
+    def _show_status(self, view: HekataDeal) -> None:
+        if self.builder is not None:
+            self.set_status(f"Build a trick with your {self.builder.card}: t takes it, esc lays"
+                            " it alone, b goes back to your hand.")
+        elif view.round_over:
+            self.set_status("The deal is over.")
+        elif not self.my_turn:
+            name = self.seats[view.turn].name if view.turn is not None and self.seats else "?"
+            self.set_status(f"{name} to move…" if not self.sent else "Sent…")
+        elif self.takers:
+            self.set_status("Your turn: ⏎ lays the card under the cursor; • marks cards that"
+                            " take a trick.")
+        else:
+            self.set_status("Your turn: ⏎ lays the card under the cursor (none takes a trick).")
+
+    # -- actions ------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("choose", "hint"):
+            return True if self.my_turn and self.builder is None else None
+        if action == "back":
+            return self.builder is not None
+        if action in ("cursor", "cursor_line"):
+            return self.builder is None
+        return super().check_action(action, parameters)
+
+    def action_cursor(self, step: int) -> None:
+        if self.hand:
+            self.cursor = (self.cursor + step) % len(self.hand)
+            self.query_one("#hand", CardRow).cursor = self.cursor
+
+    def action_cursor_line(self, direction: int) -> None:
+        row = self.query_one("#hand", CardRow)
+        target = self.cursor + direction * row.per_line()
+        if self.hand and 0 <= target < len(self.hand):
+            self.cursor = target
+            row.cursor = target
+
+    async def action_choose(self) -> None:
+        view = self.deal_view
+        if view is None or not self.my_turn or not self.hand:
+            return
+        card = self.hand[self.cursor]
+        if card not in self.takers:
+            await self.send(HekataMove(card))
+            self.show_game()
+            return
+        await self._open_builder(view, card)
+
+    async def action_hint(self) -> None:
+        view = self.deal_view
+        if view is None or not self.my_turn:
+            return
+        move = GreedyBot().choose(view)
+        self.cursor = self.hand.index(move.card) if move.card in self.hand else self.cursor
+        if move.trick is None:
+            self.show_game()
+            self.set_status(f"Hint: no trick worth taking; lay the {move.card} (enter).", "ok")
+            return
+        builder = await self._open_builder(view, move.card)
+        builder.set_trick(move.trick)
+
+    async def _open_builder(self, view: HekataDeal, card: int) -> TrickBuilder:
+        self._close_builder()
+        builder = TrickBuilder(view.table, card, self.ascii_only, id="builder")
+        await self.query_one("#builder-slot").mount(builder)
+        self.add_class("-building")
+        builder.focus()
+        self.show_game()
+        self.refresh_bindings()
+        return builder
+
+    def _close_builder(self) -> None:
+        for builder in self.query(TrickBuilder):
+            builder.remove()
+        self.remove_class("-building")
+
+    def action_back(self) -> None:
+        self._close_builder()
+        self.call_after_refresh(self.show_game)
+        self.call_after_refresh(self.refresh_bindings)
+
+    async def on_trick_builder_confirmed(self, event: TrickBuilder.Confirmed) -> None:
+        event.stop()
+        await self._lay(HekataMove(event.builder.card, event.trick))
+
+    async def on_trick_builder_cancelled(self, event: TrickBuilder.Cancelled) -> None:
+        event.stop()
+        await self._lay(HekataMove(event.builder.card))
+
+    async def _lay(self, move: HekataMove) -> None:
+        view = self.deal_view
+        if view is None:
+            return
+        try:
+            view.check(move, self.my_seat)
+        except IllegalMove as exc:
+            self.set_status(str(exc), "error")
+            return
+        self._close_builder()
+        await self.send(move)
+        self.call_after_refresh(self.show_game)
+
+    def on_card_row_clicked(self, event: CardRow.Clicked) -> None:
+        if event.row.id == "hand" and self.builder is None and event.index < len(self.hand):
+            self.cursor = event.index
+            event.row.cursor = event.index

@@ -14,7 +14,7 @@ from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
 from engine.errors import IllegalMove
 from engine.zodiak import Draw, Run, ZodiakRound
 from tui.screens.dialogs import SuitPicker
-from tui.screens.game import GameScreen
+from tui.screens.game import COMMON_BINDINGS, GameScreen
 from tui.widgets.cardface import french_face
 from tui.widgets.hand import CardRow
 
@@ -35,11 +35,12 @@ class ZodiakScreen(GameScreen):
         Binding("right", "cursor(1)", "Right", show=False),
         Binding("up", "cursor_line(-1)", "Up", show=False),
         Binding("down", "cursor_line(1)", "Down", show=False),
-        Binding("space", "select", "Select", key_display="space"),
-        Binding("enter", "play", "Play", key_display="enter"),
+        Binding("space", "select", "Pick", key_display="␣"),
+        Binding("enter", "play", "Play", key_display="⏎"),
         Binding("d", "draw", "Draw"),
         Binding("h", "hint", "Hint"),
         Binding("escape", "clear", "Clear", key_display="esc"),
+        *COMMON_BINDINGS,
     ]
 
     def __init__(self, *args, **kwargs) -> None:
@@ -96,7 +97,7 @@ class ZodiakScreen(GameScreen):
             lines.append(f"[b $error]Penalty: draw {view.penalty}[/]")
         lines.append(f"Stock {len(view.stock)} · pile {len(view.pile)}")
         if self.my_seat is not None:
-            lines.append(f"Your zodiac card: {view.zodiac_card(self.my_seat).pretty(self.ascii_only)}")
+            lines.append(f"Your zodiac card {view.zodiac_card(self.my_seat).pretty(self.ascii_only)}")
         self.query_one("#pile-info", Static).update("\n".join(lines))
 
     def _show_hand(self, view: ZodiakRound) -> None:
@@ -153,7 +154,7 @@ class ZodiakScreen(GameScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("play", "draw", "hint", "select", "clear"):
             return True if self.my_turn else None
-        return True
+        return super().check_action(action, parameters)
 
     def action_cursor(self, step: int) -> None:
         if self.hand:
