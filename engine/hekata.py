@@ -153,6 +153,8 @@ class HekataDeal:
             raise IllegalMove(f"it is seat {self.turn}'s turn, not seat {seat}'s")
         if not isinstance(move, HekataMove):
             raise IllegalMove(f"{move!r} is not a Hekata move")
+        if isinstance(move.card, bool) or not isinstance(move.card, int) or not 0 <= move.card <= 9:
+            raise IllegalMove(f"{move.card!r} is not a Hekata card: the cards are the digits 0 to 9")
         hand = self.hands[self.turn]
         if move.card not in hand and None not in hand:
             raise IllegalMove(f"you hold no {move.card}")
