@@ -343,6 +343,7 @@ class Host:
                     move=str(move), count=len(drawn),
                     sealed=seal(drawn, bytes.fromhex(key)) if drawn and key else None)
         self.history.append(body)
+        self._save()  # before anyone hears of the move, so a crash cannot lose it
         await self._send(None, body)
         self.on_event(f"move {self.moves_made}: {state.describe(effect)}")
         if state.round_over:

@@ -1,0 +1,157 @@
+"""End to end over 127.0.0.1 with separate processes: hosts, relays and `join --bot` seats."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CLI = [sys.executable, "-m", "tui.cli"]
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Procs:
+    """Processes started by one test, all stopped at its end."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.procs: list[subprocess.Popen] = []
+        self.env = {**os.environ, "XDG_DATA_HOME": str(tmp / "data"), "PYTHONUNBUFFERED": "1"}
+
+    def start(self, name: str, *args: str) -> subprocess.Popen:
+        log = open(self.tmp / f"{name}.log", "w")
+        proc = subprocess.Popen([*CLI, *args], stdout=log, stderr=subprocess.STDOUT,
+                                env=self.env, cwd=self.tmp, start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def log(self, name: str) -> str:
+        return (self.tmp / f"{name}.log").read_text()
+
+    def wait_for_log(self, name: str, pattern: str, timeout: float = 30) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = re.search(pattern, self.log(name))
+            if found:
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"{name} never printed {pattern!r}:\n{self.log(name)[-2000:]}")
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.fixture
+def procs(tmp_path: Path):
+    p = Procs(tmp_path)
+    yield p
+    p.stop_all()
+
+
+def wait_all(procs: list[subprocess.Popen], timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    for proc in procs:
+        proc.wait(timeout=max(1, deadline - time.monotonic()))
+
+
+def results(tmp: Path, names: list[str]) -> list[dict]:
+    return [json.loads((tmp / f"{n}.json").read_text()) for n in names]
+
+
+def assert_same_result(found: list[dict], host: dict) -> None:
+    for r in found:
+        assert r["verified"] is True
+        assert {k: r[k] for k in ("game", "scores", "winner", "moves")} == host
+    assert host["winner"] is not None
+
+
+def start_bots(procs: Procs, target: list[str], count: int = 4) -> list[subprocess.Popen]:
+    return [procs.start(f"seat{i}", "join", *target, "--bot", "greedy", "--name", f"p{i}",
+                        "--result", str(procs.tmp / f"r{i}.json"),
+                        "--seat-file", str(procs.tmp / f"seat{i}.id"), "--sign", "leo")
+            for i in range(count)]
+
+
+@pytest.mark.parametrize("game", ["zodiak", "hekata"])
+def test_direct_host_four_bots_finish_a_match(procs: Procs, game: str) -> None:
+    """Four `join --bot` processes play a whole match through a direct host; all agree."""
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--game", game, "--players", "4",
+                       "--port", str(port), "--bind", "127.0.0.1", "--seed", "11", "--speed", "0",
+                       "--result", str(procs.tmp / "host.json"),
+                       "--save", str(procs.tmp / "hosted.json"))
+    procs.wait_for_log("host", r"others run")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"])
+    wait_all([host, *seats])
+    host_result = json.loads((procs.tmp / "host.json").read_text())
+    assert_same_result(results(procs.tmp, [f"r{i}" for i in range(4)]), host_result)
+
+
+def test_standalone_relay_carries_a_match(procs: Procs) -> None:
+    """A host opens a room on a standalone relay; four bots join by room code and finish."""
+    port = free_port()
+    procs.start("relay", "relay", "--port", str(port), "--bind", "127.0.0.1")
+    procs.wait_for_log("relay", r"ws://")
+    url = f"ws://127.0.0.1:{port}"
+    host = procs.start("host", "host", "--headless", "--relay", url, "--players", "4",
+                       "--seed", "3", "--speed", "0", "--result", str(procs.tmp / "host.json"),
+                       "--save", str(procs.tmp / "hosted.json"))
+    code = procs.wait_for_log("host", r"join --relay \S+ (\S+)").group(1)
+    seats = start_bots(procs, ["--relay", url, code])
+    wait_all([host, *seats])
+    host_result = json.loads((procs.tmp / "host.json").read_text())
+    assert_same_result(results(procs.tmp, [f"r{i}" for i in range(4)]), host_result)
+
+
+def test_killed_client_comes_back_and_the_match_finishes(procs: Procs) -> None:
+    """A seat's process killed mid-match and started again takes its seat back."""
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--players", "4", "--port", str(port),
+                       "--bind", "127.0.0.1", "--seed", "5", "--speed", "0.02",
+                       "--away-timeout", "600", "--result", str(procs.tmp / "host.json"),
+                       "--save", str(procs.tmp / "hosted.json"))
+    procs.wait_for_log("host", r"others run")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"])
+    procs.wait_for_log("host", r"move 30:")
+    os.killpg(seats[0].pid, signal.SIGKILL)
+    seats[0].wait()
+    procs.wait_for_log("host", r"lost its connection")
+    seats[0] = start_bots(procs, [f"127.0.0.1:{port}"], 1)[0]
+    wait_all([host, *seats])
+    host_result = json.loads((procs.tmp / "host.json").read_text())
+    assert_same_result(results(procs.tmp, [f"r{i}" for i in range(4)]), host_result)
+
+
+def test_killed_host_resumes_and_clients_reconnect(procs: Procs) -> None:
+    """The host killed mid-match and restarted with --resume; the seats reconnect and finish."""
+    port = free_port()
+    args = ["host", "--headless", "--players", "4", "--port", str(port), "--bind", "127.0.0.1",
+            "--seed", "8", "--speed", "0.02", "--result", str(procs.tmp / "host.json"),
+            "--save", str(procs.tmp / "hosted.json")]
+    host = procs.start("host", *args)
+    procs.wait_for_log("host", r"others run")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"])
+    procs.wait_for_log("host", r"move 40:")
+    os.killpg(host.pid, signal.SIGKILL)
+    host.wait()
+    host = procs.start("host2", *args, "--resume")
+    wait_all([host, *seats])
+    host_result = json.loads((procs.tmp / "host.json").read_text())
+    assert_same_result(results(procs.tmp, [f"r{i}" for i in range(4)]), host_result)
