@@ -89,7 +89,9 @@ class RemoteSession(GameSession):
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self) -> None:
-        """Connect, take a seat, and keep the connection alive in the background."""
+        """Connect, take a seat, and keep the connection alive in the background (once)."""
+        if self._task is not None:
+            return
         self.identity = SeatIdentity.load(self.identity_path)
         self._http = aiohttp.ClientSession()
         await self._connect()
