@@ -208,7 +208,7 @@ class Host:
         await self._send_lobby()
         if self.state is not None:
             await self._resync(conn, index)
-        elif all(s.taken for s in self.seats) and self.config.owner_secret is None:
+        elif all(s.taken for s in self.seats):
             await self.start_match()
         self._save()
 

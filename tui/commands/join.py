@@ -86,10 +86,6 @@ async def run_seat_app(url: str, room: str | None, name: str, sign: str | None, 
                             identity_path=seat_file, result_path=result, watch=watch)
     await session.start()
     await session.wait_seated()
-    if owner:
-        # The host's own seat starts the match once the others are in; until a lobby
-        # screen exists, starting at once fills the empty seats with bots.
-        await session.start_match()
     app = CardApp(session, ascii_only=ascii_only)
     await app.run_async()
     await session.close()
