@@ -7,12 +7,12 @@ from typing import Any
 
 import aiohttp
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from netplay.relay import Relay, RelayLimits, RunningRelay, start_relay
 from netplay.relay_client import RelayConnection
-from netplay.wire import decode, encode
+from netplay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
 
 # Generous rate and strikes: these tests look for crashes and state changes, not for limits.
 FUZZ_LIMITS = RelayLimits(
@@ -145,4 +145,52 @@ async def test_a_hostile_seat_can_only_talk_to_the_host_as_itself(
         for _ in range(forwarded):
             frame = await next_frame(table.host)
             assert frame["from"] == hostile_conn and isinstance(frame["body"], bytes)
+    await table.assert_honest_room_works()
+
+
+HONEST_ROOM = "<the honest room's code>"
+_stranger_messages = st.fixed_dictionaries(
+    {"t": st.sampled_from(["open", "enter", "enter", "enter", "send", "send", "ping", "x"])},
+    optional={
+        "room": st.one_of(st.just(HONEST_ROOM), _values),
+        "to": st.one_of(st.sampled_from([0, 1, 2, 99]), _values),
+        "from": _values,
+        "body": _values,
+        "host_secret": _values,
+    },
+)
+
+
+@FUZZ_SETTINGS
+@given(messages=st.lists(_stranger_messages, max_size=10))
+async def test_a_stranger_cannot_disturb_an_existing_room(
+    table: Table, messages: list[dict[str, Any]]
+) -> None:
+    honest_code = table.host.room
+    for message in messages:
+        message["v"] = PROTOCOL_VERSION  # version mismatches close at once; tested elsewhere
+        if message.get("room") == HONEST_ROOM:
+            message["room"] = format_room_code(honest_code).lower()
+    before = {code: rest for code, *rest in snapshot(table.relay.relay)}
+    delivered_before = table.relay.stats.frames_out
+    async with aiohttp.ClientSession() as session, session.ws_connect(table.relay.url) as ws:
+        for message in messages:
+            await ws.send_bytes(encode(message))
+        answers = await drain_until_pong(ws, sum(m["t"] == "ping" for m in messages))
+        successes = [a for a in answers if a["t"] != "error"]
+        event(f"stranger {successes[0]['t'] if successes else 'refused'}")
+        assert len(successes) <= 1 and all(s["t"] in ("opened", "entered") for s in successes)
+        after = {code: rest for code, *rest in snapshot(table.relay.relay)}
+        entered = successes[0] if successes and successes[0]["t"] == "entered" else None
+        for code, state in before.items():
+            if entered is None or code != honest_code:
+                assert after[code] == state
+            else:  # the stranger took the next seat and nothing else changed
+                has_host, seats, next_conn, secret = state
+                assert after[code] == [has_host, [*seats, entered["conn"]], next_conn + 1, secret]
+        assert len(after) - len(before) == sum(s["t"] == "opened" for s in successes)
+        # As a seat it reached only the honest host, stamped; as a new host nobody at all.
+        for _ in range(table.relay.stats.frames_out - delivered_before):
+            frame = await next_frame(table.host)
+            assert entered is not None and frame["from"] == entered["conn"]
     await table.assert_honest_room_works()
