@@ -212,24 +212,27 @@ def all_tricks_exhaustive(table: Sequence[int], card: int) -> Iterator[Trick]:
     values = [row.value for row in candidates]
     left = [available[digit] for digit in range(10)]
 
-    def extend(start: int, rows: list[Row], total: int) -> Iterator[Trick]:
+    def fits(index: int) -> bool:
+        return all(left[digit] >= count for digit, count in needs[index])
+
+    def extend(options: list[int], rows: list[Row], total: int) -> Iterator[Trick]:
         # A total that is not a positive multiple of 100 is cheap to rule out first.
         if total and total % 100 == 0:
             trick = Trick(tuple(rows))
             if trick_problem(table_counts, card, trick) is None:
                 yield trick
-        for index in range(start, len(candidates)):
-            need = needs[index]
-            if all(left[digit] >= count for digit, count in need):
-                for digit, count in need:
-                    left[digit] -= count
-                rows.append(candidates[index])
-                yield from extend(index, rows, total + values[index])
-                rows.pop()
-                for digit, count in need:
-                    left[digit] += count
+        for position, index in enumerate(options):
+            for digit, count in needs[index]:
+                left[digit] -= count
+            rows.append(candidates[index])
+            # Rows stay in non-increasing rank order, so each set of rows comes up once.
+            still = [later for later in options[position:] if fits(later)]
+            yield from extend(still, rows, total + values[index])
+            rows.pop()
+            for digit, count in needs[index]:
+                left[digit] += count
 
-    yield from extend(0, [], 0)
+    yield from extend(list(range(len(candidates))), [], 0)
 
 
 def _possible_rows(available: Counter[int]) -> set[Row]:
