@@ -72,6 +72,7 @@ class GameScreen(Screen[None]):
         self.match_over = False
         self.idle = asyncio.Event()
         self._last_shown = 0.0
+        self.log_lines: list[str] = []
 
     # -- layout -------------------------------------------------------------
 
@@ -117,6 +118,7 @@ class GameScreen(Screen[None]):
 
     def write_log(self, text: str, mine: bool = False, note: bool = False) -> None:
         """Write to both logs so resizing never loses history."""
+        self.log_lines.append(text)
         for log in self.query(GameLog):
             log.note(text) if note else log.move(text, mine)
 

@@ -1,0 +1,119 @@
+"""The app around the games: start screen, help, resize, quitting (with a save) and resuming."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Markdown
+
+from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
+from tui.app import CardApp
+from tui.matchsetup import MatchOptions, resume_match, save_path
+from tui.screens.dialogs import ConfirmQuit
+from tui.screens.hekata import HekataScreen
+from tui.screens.help import HelpScreen
+from tui.screens.start import StartScreen
+from tui.screens.zodiak import ZodiakScreen
+from tui.widgets.hand import CardRow
+
+SEATS = [{"name": "Me", "sign": "leo"}, {"name": "Ada", "sign": "pisces", "bot": "greedy"}]
+
+
+async def test_start_screen_plays_the_chosen_game() -> None:
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        # Open the game drop-down, pick Hekata, then enter plays (4 players by default).
+        await pilot.press("space", "down", "enter")
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("enter")
+        screen = await settle(pilot)
+        assert isinstance(screen, HekataScreen)
+        assert len(screen.seats) == 4 and screen.seats[0].name == "Me"
+
+
+async def test_help_shows_the_rules() -> None:
+    app = fresh_app("zodiak", 2, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        markdown = app.screen.query_one(Markdown)
+        assert "Zodiak" in markdown.source and "Hekata" in markdown.source
+        await pilot.press("escape")
+        assert isinstance(app.screen, ZodiakScreen)
+
+
+async def test_resize_moves_the_log_and_rewraps_the_hand() -> None:
+    app = fresh_app("zodiak", 4, seed=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        hand = screen.query_one("#hand", CardRow)
+        narrow = hand.per_line()
+        assert not screen.has_class("-wide")
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause()
+        assert screen.has_class("-wide") and screen.query_one("#side-log").display
+        assert hand.per_line() > narrow
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not screen.has_class("-wide")
+
+
+async def test_quit_saves_and_resume_continues(data_dir: Path) -> None:
+    app = fresh_app("zodiak", 3, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        await pilot.press("h")
+        await pilot.press("enter" if screen.selected else "d")
+        screen = await settle(pilot)
+        hand = list(screen.hand)
+        moves = len(log_text(app).splitlines())
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmQuit)
+        await pilot.press("n")
+        assert isinstance(app.screen, ZodiakScreen)
+        await pilot.press("q", "y")
+        await pilot.pause()
+    assert save_path().exists() and save_path().parent == data_dir
+    assert "cardtui play --resume" in (app.return_value or "")
+
+    again = CardApp(resume_match(0.0), pace=0.0)
+    async with again.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        assert screen.hand == hand and screen.my_turn
+        await pilot.press("h")
+        await pilot.press("enter" if screen.selected else "d")
+        await settle(pilot)
+        assert "Me " in log_text(again)
+        assert moves > 0
+
+
+async def test_you_cannot_act_out_of_turn() -> None:
+    # Ada moves first and takes a minute about it: every key of yours is refused.
+    app = app_from_deal("zodiak", SEATS, 0, {
+        "hands": [["2S", "3S", "3C", "4C", "7H", "8H", "KD"],
+                  ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
+        "pile": ["2H"], "stock": ["4D", "5H"]}, delay=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(20):
+            await pilot.pause()
+        screen = game_screen(app)
+        assert screen.view is not None and screen.view.turn == 1 and not screen.my_turn
+        await pilot.press("space", "enter", "d", "h")
+        await pilot.pause()
+        assert "Me " not in log_text(app)
+        assert screen.check_action("play", ()) is None  # greyed out in the footer
+        assert "Ada to move" in str(screen.query_one("#status").render())
+
+
+async def test_ascii_mode_draws_letters() -> None:
+    options = MatchOptions("zodiak", 2, "Me", "leo", ("greedy",), 3, 0.0)
+    from tui.matchsetup import new_match
+
+    app = CardApp(new_match(options), ascii_only=True, pace=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        text = str(screen.query_one("#hand", CardRow).render())
+        assert "|" in text and not any(s in text for s in "♠♥♦♣╭")
