@@ -176,7 +176,6 @@ class ColumnSum(Widget):
             return text
         width = max(len(row.digits) + row.shift for row in sheet.rows)
         field = max(width, len(str(sheet.total))) + 2
-        marker = " <" if self.ascii_only else " ◂"
         lines: list[Text] = []
         for index, row in enumerate(sheet.rows):
             line = Text(" " if index == 0 else "+")
@@ -187,21 +186,22 @@ class ColumnSum(Widget):
             lines.append(line)
         if sheet.pending:
             lines.append(Text("+" + " " * field))
-        # The marker shows which row the next card joins.
-        lines[-1].append(marker, muted)
         rule = "-" if self.ascii_only else "─"
-        lines.append(Text(" " + rule * field, muted))
         verdict_style = style("column-sum--ok" if sheet.ok else "column-sum--bad")
-        lines.append(Text(" " + str(sheet.total).rjust(field), verdict_style))
         verdict = Text(sheet.verdict, verdict_style)
         if sheet.notice:
             verdict.append("\n" + sheet.notice, muted)
-        grid = Table.grid(padding=(0, 3, 0, 0))
+        # Three columns: the sum, a marker on the row the next card joins, the verdict (wrapped
+        # under itself, beside the total).
+        grid = Table.grid()
         grid.add_column(no_wrap=True)
+        grid.add_column(no_wrap=True, width=3)
         grid.add_column(ratio=1, overflow="fold")
-        for line in lines[:-1]:
-            grid.add_row(line, "")
-        grid.add_row(lines[-1], verdict)
+        marker = Text(" <" if self.ascii_only else " ◂", muted)
+        for index, line in enumerate(lines):
+            grid.add_row(line, marker if index == len(lines) - 1 else "", "")
+        grid.add_row(Text(" " + rule * field, muted), "", "")
+        grid.add_row(Text(" " + str(sheet.total).rjust(field), verdict_style), "", verdict)
         return grid
 
 
@@ -238,6 +238,7 @@ class TrickBuilder(Widget, can_focus=True):
         Binding("n", "new_row", "New row"),
         Binding("plus", "new_row", "New row", show=False),
         Binding("s", "shift", "Shift"),
+        Binding("underscore", "shift", "Shift", show=False),
         Binding("backspace", "undo", "Undo"),
         Binding("c", "clear", "Clear"),
         Binding("h", "hint", "Hint"),
@@ -296,8 +297,8 @@ class TrickBuilder(Widget, can_focus=True):
                        for position, digit in enumerate(self.faces)]
         self._sum = ColumnSum(
             ascii_only,
-            f"Add the {card} you laid and table cards: space adds the card under the cursor,"
-            " n starts a new row, h shows the best trick.")
+            f"Add the {card} you laid and table cards: space adds the card under the cursor"
+            " (or type its digit), n or + starts a new row, h shows the best trick.")
         self.border_title = f"Take a trick with the {card}"
         self._refresh_views()
 
@@ -500,6 +501,24 @@ class TrickBuilder(Widget, can_focus=True):
     def action_cancel(self) -> None:
         """Take no trick."""
         self.post_message(self.Cancelled(self))
+
+    def on_key(self, event: events.Key) -> None:
+        # A digit key adds a free card of that digit, so typing `98+2` builds `98 + 2`.
+        if event.character is not None and len(event.character) == 1 \
+                and event.character in "0123456789":
+            event.stop()
+            event.prevent_default()
+            self.add_digit(int(event.character))
+
+    def add_digit(self, digit: int) -> None:
+        """Add a free card showing `digit` to the current row, the laid card before the table's."""
+        used = self.used()
+        position = next(
+            (p for p, d in enumerate(self.faces) if d == digit and p not in used), None)
+        if position is None:
+            self.notice = f"There is no free {digit} among these cards."
+            return
+        self._append(position)
 
     def on_card_face_picked(self, message: CardFace.Picked) -> None:
         message.stop()
