@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.app import App, ComposeResult
@@ -99,17 +100,18 @@ EXAMPLES = [
 ]
 
 
-async def test_every_rules_example_built_by_keys_is_confirmed() -> None:
-    for table, card, keys, notation, total in EXAMPLES:
-        app = BuilderApp(table, card)
-        async with app.run_test() as pilot:
-            builder = app.query_one(TrickBuilder)
-            await build(pilot, builder, keys)
-            assert str(builder.trick) == notation
-            assert builder.reason is None and builder.total == total
-            await pilot.press("enter")
-            await pilot.pause()
-            assert app.confirmed == [parse_trick(notation)], notation
+@pytest.mark.parametrize(("table", "card", "keys", "notation", "total"), EXAMPLES)
+async def test_every_rules_example_built_by_keys_is_confirmed(
+        table: list[int], card: int, keys: str, notation: str, total: int) -> None:
+    app = BuilderApp(table, card)
+    async with app.run_test() as pilot:
+        builder = app.query_one(TrickBuilder)
+        await build(pilot, builder, keys)
+        assert str(builder.trick) == notation
+        assert builder.reason is None and builder.total == total
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.confirmed == [parse_trick(notation)]
 
 
 async def test_typing_the_notation_builds_the_trick() -> None:

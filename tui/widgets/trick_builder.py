@@ -23,6 +23,7 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 from textual.widgets import Label
 
+from engine.cards import parse_digit
 from engine.errors import IllegalMove
 from engine.tricks import Row, Trick, best_trick, check_trick
 
@@ -230,7 +231,7 @@ class TrickBuilder(Widget, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "move(-1)", "Move", key_display="←→", show=False),
+        Binding("left", "move(-1)", "Move", show=False),
         Binding("right", "move(1)", "Move", show=False),
         Binding("enter", "take", "Take trick", show=False),
         Binding("enter", "add", "Add", show=False),
@@ -278,15 +279,15 @@ class TrickBuilder(Widget, can_focus=True):
     notice: reactive[str] = reactive("", init=False)
     """A passing remark about the last key (a hint found, a shift refused)."""
     trick: var[Trick | None] = var(None, init=False, bindings=True)
-    """The composed trick, legal or not; None while no card is placed."""
+    """The composed trick, legal or not; None while no card is placed or a row is no number (05)."""
     reason: var[str | None] = var(None, init=False, bindings=True)
     """Why the composed trick is not legal (check_trick's words); None when legal or empty."""
 
     def __init__(self, table: Sequence[int], card: int, ascii_only: bool = False, *,
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.table = tuple(table)
-        self.card = card
+        self.table = tuple(parse_digit(digit) for digit in table)
+        self.card = card = parse_digit(card)
         self.ascii_only = ascii_only
         self.set_class(ascii_only, "-ascii")
         self.total: int | None = None
@@ -342,6 +343,9 @@ class TrickBuilder(Widget, can_focus=True):
         self._settle_cursor()
 
     # Reactive plumbing.
+
+    def validate_cursor(self, cursor: int) -> int:
+        return min(max(cursor, 0), len(self.faces) - 1)
 
     def watch_draft(self) -> None:
         self.notice = ""
