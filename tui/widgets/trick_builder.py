@@ -92,9 +92,11 @@ class CardFace(Widget):
         self.set_class(position == LAID, "-laid")
 
     def render(self) -> str:
+        """The digit, centred by the CSS."""
         return str(self.digit)
 
     def on_click(self, event: events.Click) -> None:
+        """Tell the builder which card was clicked."""
         event.stop()
         self.post_message(self.Picked(self.position))
 
@@ -115,6 +117,7 @@ class TablePile(Widget):
     """
 
     def on_resize(self, event: events.Resize) -> None:
+        """Fit as many cards on a line as the width holds."""
         # A grid wraps only at its column count, so the count follows the width.
         per_line = max(1, (event.size.width + CARD_GAP) // (CARD_WIDTH + CARD_GAP))
         if self.styles.grid_size_columns != per_line:
@@ -167,6 +170,7 @@ class ColumnSum(Widget):
         self.prompt = prompt
 
     def render(self) -> RenderableType:
+        """The rows right-aligned, a rule, the total and the verdict beside it."""
         sheet = self.sheet
         style = self.get_component_rich_style
         muted = style("column-sum--muted")
@@ -304,6 +308,7 @@ class TrickBuilder(Widget, can_focus=True):
         self._refresh_views()
 
     def compose(self) -> ComposeResult:
+        """The laid card, the table's cards, then the written sum."""
         with Horizontal(id="cards"):
             with Vertical(id="laid-pile", classes="pile"):
                 yield Label("laid", classes="pile-label")
@@ -345,19 +350,25 @@ class TrickBuilder(Widget, can_focus=True):
     # Reactive plumbing.
 
     def validate_cursor(self, cursor: int) -> int:
+        """Keep the cursor on one of the cards."""
         return min(max(cursor, 0), len(self.faces) - 1)
 
     def watch_draft(self) -> None:
+        """Re-check and redraw after every edit; the last remark no longer applies."""
         self.notice = ""
         self._refresh_views()
 
     def watch_cursor(self) -> None:
+        """Redraw the cards and drop a remark about the card that was under the cursor."""
+        self.notice = ""
         self._refresh_faces()
 
     def watch_notice(self) -> None:
+        """Show the remark under the verdict."""
         self._refresh_sum()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer "take" only for a legal trick."""
         if action == "take":
             # None keeps `t` in the footer, greyed out, and lets enter fall through to "add".
             return True if self.is_legal else None
@@ -384,20 +395,21 @@ class TrickBuilder(Widget, can_focus=True):
         self._refresh_sum()
 
     def _refresh_faces(self) -> None:
+        """Dim the cards in the trick and mark the one under the cursor."""
         used = self.used()
         for face in self._cards:
             face.set_class(face.position in used, "-used")
             face.set_class(face.position == self.cursor and face.position not in used, "-cursor")
 
     def _refresh_sum(self) -> None:
-        trick = self.trick
+        """Hand the written sum its rows, total, verdict and remark."""
         rows = tuple(
             SheetRow(tuple(self.faces[p] for p in row.positions), row.shift,
                      row.positions.index(LAID) if LAID in row.positions else None)
             for row in self.draft if row.positions)
         # Summed here too: a row the engine refuses to build (05) still shows in the sum.
         total = sum(int("".join(map(str, row.digits))) * 10**row.shift for row in rows)
-        if trick is not None and self.reason is None:
+        if self.is_legal:
             verdict = f"{'OK' if self.ascii_only else '✓'} a trick worth {self.total}"
         elif self.reason is not None:
             verdict = f"{'!!' if self.ascii_only else '✗'} {self.reason}"
@@ -413,6 +425,7 @@ class TrickBuilder(Widget, can_focus=True):
         )
 
     def _available(self, position: int) -> bool:
+        """Whether `position` is a card not yet in the trick."""
         return 0 <= position < len(self.faces) and position not in self.used()
 
     def _settle_cursor(self) -> None:
@@ -507,6 +520,7 @@ class TrickBuilder(Widget, can_focus=True):
         self.post_message(self.Cancelled(self))
 
     def on_key(self, event: events.Key) -> None:
+        """Add a card by its digit."""
         # A digit key adds a free card of that digit, so typing `98+2` builds `98 + 2`.
         if event.character is not None and len(event.character) == 1 \
                 and event.character in "0123456789":
@@ -525,6 +539,7 @@ class TrickBuilder(Widget, can_focus=True):
         self._append(position)
 
     def on_card_face_picked(self, message: CardFace.Picked) -> None:
+        """Add a clicked card, if it is not in the trick yet."""
         message.stop()
         self.focus()
         if self._available(message.position):
