@@ -36,6 +36,7 @@ from netplay.session import (
 from tui.screens.dialogs import ConfirmQuit, Summary
 from tui.screens.help import HelpScreen
 from tui.widgets.gamelog import GameLog
+from tui.widgets.hand import CardRow
 from tui.widgets.players import Players, TableState
 
 COMMON_BINDINGS: list[BindingType] = [
@@ -47,6 +48,8 @@ COMMON_BINDINGS: list[BindingType] = [
 
 # Wider than this, the log moves to a column on the right and the table gets the room.
 WIDE = 110
+# Taller than this as well, cards are drawn large.
+TALL = 32
 
 
 class GameScreen(Screen[None]):
@@ -109,7 +112,10 @@ class GameScreen(Screen[None]):
         self._apply_width(self.app.size.width)
 
     def _apply_width(self, width: int) -> None:
-        self.set_class(width >= WIDE, "-wide")
+        wide = width >= WIDE
+        self.set_class(wide, "-wide")
+        for row in self.query(CardRow):
+            row.big = wide and self.app.size.height >= TALL
 
     @property
     def log_widget(self) -> GameLog:

@@ -97,8 +97,8 @@ class HekataScreen(GameScreen):
 
     def _show_status(self, view: HekataDeal) -> None:
         if self.builder is not None:
-            self.set_status(f"Build a trick with your {self.builder.card}: t takes it, esc lays"
-                            " it alone, b goes back to your hand.")
+            card = self.builder.card
+            self.set_status(f"t takes the trick · esc lays the {card} alone · b back to your hand")
         elif view.round_over:
             self.set_status("The deal is over.")
         elif not self.my_turn:

@@ -7,14 +7,26 @@ from dataclasses import dataclass
 from rich.style import Style
 from rich.text import Text
 
-from engine.cards import Card
+from engine.cards import SUIT_SYMBOLS, Card
 
-CARD_WIDTH = 5
-CARD_HEIGHT = 3
-# One line of cards is a row of marks (cursor, selection order) above the faces.
-LINE_HEIGHT = CARD_HEIGHT + 1
+
+@dataclass(frozen=True, slots=True)
+class CardSize:
+    """The cell size of one card face and how far overlapped cards step."""
+
+    width: int
+    height: int
+    overlap_step: int
+
+    @property
+    def line_height(self) -> int:
+        """Rows for one line of cards: a row of marks (cursor, run order) above the faces."""
+        return self.height + 1
+
+
+SMALL = CardSize(5, 3, 4)
+LARGE = CardSize(7, 5, 4)
 GAP = 1
-COMPACT_STEP = 4
 
 # Explicit colours so a card reads the same in light and dark themes; 16-colour terminals
 # get the nearest ANSI colours (white paper, black and red ink).
@@ -37,9 +49,10 @@ ASCII_CURSOR_BOX = ("#", "=", "#", "#", "#", "#")
 
 @dataclass(frozen=True, slots=True)
 class Face:
-    """How one card looks: its label, ink and the marks on it."""
+    """How one card looks: its label, the pip in its middle, its ink and the marks on it."""
 
     label: str
+    pip: str = ""
     red: bool = False
     playable: bool = False
     order: int | None = None
@@ -49,95 +62,102 @@ class Face:
 
 def french_face(card: Card, ascii_only: bool, **marks: object) -> Face:
     """The face of a French card (`10♥`, or `10H` in ASCII), red for hearts and diamonds."""
-    return Face(card.pretty(ascii_only), card.suit in "HD", **marks)  # type: ignore[arg-type]
+    pip = card.suit if ascii_only else SUIT_SYMBOLS[card.suit]
+    return Face(card.pretty(ascii_only), pip, card.suit in "HD", **marks)  # type: ignore[arg-type]
 
 
 def digit_face(digit: int, **marks: object) -> Face:
     """The face of a Hekata digit card."""
-    return Face(str(digit), **marks)  # type: ignore[arg-type]
+    return Face(str(digit), str(digit), **marks)  # type: ignore[arg-type]
 
 
-def layout(count: int, width: int) -> tuple[int, int]:
+def layout(count: int, width: int, size: CardSize = SMALL) -> tuple[int, int]:
     """The horizontal step per card and the cards per line for `count` cards in `width` columns."""
-    full = max(1, (width + GAP) // (CARD_WIDTH + GAP))
+    full = max(1, (width + GAP) // (size.width + GAP))
     if count <= 2 * full:
-        return CARD_WIDTH + GAP, full
+        return size.width + GAP, full
     # Many cards: overlap them so a big hand still fits in few lines.
-    return COMPACT_STEP, max(1, (width - CARD_WIDTH) // COMPACT_STEP + 1)
+    return size.overlap_step, max(1, (width - size.width) // size.overlap_step + 1)
 
 
-def lines_needed(count: int, width: int) -> int:
+def lines_needed(count: int, width: int, size: CardSize = SMALL) -> int:
     """How many lines of cards `count` faces take in `width` columns."""
-    _, per_line = layout(count, width)
+    _, per_line = layout(count, width, size)
     return max(1, -(-count // per_line))
 
 
-def height_needed(count: int, width: int) -> int:
+def height_needed(count: int, width: int, size: CardSize = SMALL) -> int:
     """Terminal rows for `count` faces in `width` columns."""
-    return lines_needed(count, width) * LINE_HEIGHT
+    return lines_needed(count, width, size) * size.line_height
 
 
-def hit(x: int, y: int, count: int, width: int) -> int | None:
+def hit(x: int, y: int, count: int, width: int, size: CardSize = SMALL) -> int | None:
     """The index of the card at column `x`, row `y`, or None (the topmost card wins overlaps)."""
-    step, per_line = layout(count, width)
-    line = y // LINE_HEIGHT
+    if x < 0 or y < 0:
+        return None
+    step, per_line = layout(count, width, size)
+    line = y // size.line_height
     col = min(x // step, per_line - 1)
-    if x - col * step >= CARD_WIDTH:
+    if x - col * step >= size.width:
         return None
     index = line * per_line + col
-    return index if 0 <= index < count and x >= 0 and y >= 0 else None
+    return index if index < count else None
 
 
-def render_faces(faces: tuple[Face, ...], width: int, cursor: int | None,
-                 ascii_only: bool) -> Text:
+def render_faces(faces: tuple[Face, ...], width: int, cursor: int | None, ascii_only: bool,
+                 size: CardSize = SMALL) -> Text:
     """All faces as text lines, wrapped to `width`, the cursor's card drawn with a heavy edge."""
-    step, per_line = layout(len(faces), width)
+    step, per_line = layout(len(faces), width, size)
     out = Text(no_wrap=True, overflow="crop", end="")
     for start in range(0, len(faces), per_line):
         chunk = faces[start:start + per_line]
-        rows = [Text(no_wrap=True, end="") for _ in range(LINE_HEIGHT)]
+        rows = [Text(no_wrap=True, end="") for _ in range(size.line_height)]
         for i, face in enumerate(chunk):
-            index = start + i
             last = i == len(chunk) - 1
-            span = CARD_WIDTH if last else step
-            _draw(rows, face, index == cursor, ascii_only, span)
+            pieces = _face_rows(face, start + i == cursor, ascii_only, size)
+            span = size.width if last else step
+            for row, piece in zip(rows, pieces):
+                piece.truncate(span)
+                row.append_text(piece)
+                if span > size.width:
+                    row.append(" " * (span - size.width))
         if start:
             out.append("\n")
         out.append(Text("\n", end="").join(rows))
     return out
 
 
-def _draw(rows: list[Text], face: Face, cursor: bool, ascii_only: bool, span: int) -> None:
-    """Append one card, `span` columns wide (a card overlapped by the next shows only its left)."""
+def _face_rows(face: Face, cursor: bool, ascii_only: bool, size: CardSize) -> list[Text]:
+    """The mark row and the face's rows of one card."""
     box = (ASCII_CURSOR_BOX if cursor else ASCII_BOX) if ascii_only else (
         HEAVY_BOX if cursor else UNICODE_BOX)
     tl, h, tr, v, bl, br = box
+    inner = size.width - 2
     edge = CURSOR_EDGE if cursor else FRESH_EDGE if face.fresh else EDGE
+    ink = BACK if face.hidden else RED_INK if face.red else INK
     if face.hidden:
-        edge = ink = BACK
-    else:
-        ink = RED_INK if face.red else INK
-    label = face.label.center(CARD_WIDTH - 2)
+        edge = BACK
     pointer = ("v" if ascii_only else "▼") if cursor else " "
     if face.order is not None:
-        mark = Text.assemble((pointer, CURSOR_MARK), (f"{face.order:^3}", ORDER_MARK), " ", end="")
+        mark = Text.assemble((pointer, CURSOR_MARK), (f"{face.order:^3}", ORDER_MARK), end="")
+        mark.append(" " * (size.width - 4))
     else:
-        mark = Text(pointer.center(CARD_WIDTH), style=CURSOR_MARK, end="")
-    bottom_mid = h * (CARD_WIDTH - 2)
-    bottom_edge = edge
+        mark = Text(pointer.center(size.width), style=CURSOR_MARK, end="")
+    bottom, bottom_edge = h * inner, edge
     if face.playable and not face.hidden:
         dot = "*" if ascii_only else "•"
-        bottom_mid = h + dot + h
-        bottom_edge = PLAYABLE_EDGE if not cursor else CURSOR_EDGE
-    pieces = [
-        mark,
-        Text.assemble((tl + h * (CARD_WIDTH - 2) + tr, edge), end=""),
-        Text.assemble((v, edge), ("░░░" if face.hidden and not ascii_only else label, ink),
-                      (v, edge), end=""),
-        Text.assemble((bl, edge), (bottom_mid, bottom_edge), (br, edge), end=""),
-    ]
-    for row, piece in zip(rows, pieces):
-        piece.truncate(span)
-        row.append_text(piece)
-        if span > CARD_WIDTH:
-            row.append(" " * (span - CARD_WIDTH))
+        bottom = dot.center(inner, h)
+        bottom_edge = CURSOR_EDGE if cursor else PLAYABLE_EDGE
+    if size.height <= 3:
+        middle = [face.label.center(inner)]
+    else:
+        # A larger card: the index in the corners and the pip in the middle, like a real card.
+        fill = [" " * inner] * (size.height - 5)
+        middle = [face.label.ljust(inner), *fill, face.pip.center(inner), *fill,
+                  face.label.rjust(inner)][:size.height - 2]
+    if face.hidden:
+        middle = [("#" if ascii_only else "░") * inner for _ in middle]
+    rows = [mark, Text.assemble((tl + h * inner + tr, edge), end="")]
+    rows += [Text.assemble((v, edge), (text, ink), (v, edge), end="") for text in middle]
+    rows.append(Text.assemble((bl, edge), (bottom, bottom_edge), (br, edge), end=""))
+    return rows

@@ -19,6 +19,7 @@ class CardRow(Widget):
     faces: reactive[tuple[Face, ...]] = reactive((), layout=True)
     cursor: reactive[int | None] = reactive(None)
     empty_text: reactive[str] = reactive("")
+    big: reactive[bool] = reactive(False, layout=True)
 
     class Clicked(Message):
         """A card was clicked."""
@@ -43,18 +44,23 @@ class CardRow(Widget):
         if not self.faces:
             return Text(self.empty_text, style="italic")
         return cardface.render_faces(self.faces, self.size.width or 80, self.cursor,
-                                     self.ascii_only)
+                                     self.ascii_only, self.card_size)
+
+    @property
+    def card_size(self) -> cardface.CardSize:
+        """Large faces when the window has room for them."""
+        return cardface.LARGE if self.big else cardface.SMALL
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if not self.faces:
             return 1
-        return cardface.height_needed(len(self.faces), width)
+        return cardface.height_needed(len(self.faces), width, self.card_size)
 
     def per_line(self) -> int:
         """How many cards one line holds at the current width."""
-        return cardface.layout(len(self.faces), self.size.width or 80)[1]
+        return cardface.layout(len(self.faces), self.size.width or 80, self.card_size)[1]
 
     def on_click(self, event: events.Click) -> None:
-        index = cardface.hit(event.x, event.y, len(self.faces), self.size.width)
+        index = cardface.hit(event.x, event.y, len(self.faces), self.size.width, self.card_size)
         if index is not None:
             self.post_message(self.Clicked(self, index))

@@ -48,6 +48,7 @@ class Players(Widget):
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
         hekata = state.game == "hekata"
+        roomy = self.size.width >= 50  # narrow panels abbreviate signs and drop bot kinds
         for seat, info in enumerate(state.seats):
             size = state.sizes[seat] if seat < len(state.sizes) else 0
             if hekata:
@@ -56,10 +57,11 @@ class Players(Widget):
                 score = state.scores[team] if team < len(state.scores) else 0
             else:
                 card = SIGN_CARDS[info.sign].pretty(self.ascii_only) if info.sign else ""
-                side = f"{(info.sign or '').capitalize()} {card}"
+                sign = (info.sign or "").capitalize()
+                side = f"{sign if roomy else sign[:3]} {card}"
                 score = state.scores[seat] if seat < len(state.scores) else 0
             name = Text(info.name, style="bold" if seat == state.my_seat else "")
-            if info.bot:
+            if info.bot and roomy:
                 name.append(f" ({info.bot})", style="dim")
             if not info.connected:
                 name.append(" (away)", style="dim italic")

@@ -1,0 +1,224 @@
+"""The tables lobby of a `cardtui serve` server: see every table, open one, join or watch one."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import aiohttp
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
+
+from netplay.tables import PLAYERS, TableInfo, TableRequest, TablesClient
+from netplay.wire import parse_room_code
+
+REFRESH_SECONDS = 2.0
+STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
+
+
+class NewTableDialog(ModalScreen[TableRequest | None]):
+    """Choose a game, the seats and how many bots take them; g, p and b cycle the choices."""
+
+    DEFAULT_CSS = """
+    NewTableDialog { align: center middle; }
+    NewTableDialog .field { height: auto; }
+    NewTableDialog .field-label { width: 12; padding-top: 1; }
+    NewTableDialog Select { width: 30; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("g", "cycle('game')", "Game"),
+        Binding("p", "cycle('players')", "Players"),
+        Binding("b", "cycle('bots')", "Bots"),
+        Binding("enter", "create", "Create", key_display="⏎", priority=True),
+        Binding("escape", "dismiss(None)", "Cancel", key_display="esc"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("New table", classes="dialog-title")
+            fields = (("Game (g)", "game", [("Zodiak", "zodiak"), ("Hekata", "hekata")], "zodiak"),
+                      ("Players (p)", "players", [(str(n), n) for n in PLAYERS["zodiak"]], 2),
+                      ("Bots (b)", "bots", [("0", 0), ("1", 1)], 1))
+            for label, name, options, value in fields:
+                with Horizontal(classes="field"):
+                    yield Label(label, classes="field-label")
+                    yield Select(options, value=value, allow_blank=False, id=name)
+            yield Static("", id="new-table-about", classes="dialog-body")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Create (⏎)", id="create", variant="primary")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self._set_choices("zodiak", players=2, bots=1)
+
+    def _set_choices(self, game: str, players: int, bots: int) -> None:
+        """Offer the seat counts game allows and the bot counts that leave a seat for you."""
+        self.query_one("#game", Select).value = game
+        seats = PLAYERS[game]
+        players = players if players in seats else seats[0]
+        players_select = self.query_one("#players", Select)
+        players_select.set_options([(str(n), n) for n in seats])
+        players_select.value = players
+        bots_select = self.query_one("#bots", Select)
+        bots_select.set_options([(str(n), n) for n in range(players)])
+        bots_select.value = min(bots, players - 1)
+        people = players - bots_select.value  # type: ignore[operator]
+        self.query_one("#new-table-about", Static).update(
+            f"{game.capitalize()} for {players}: you"
+            + (f" and {people - 1} more {'person' if people == 2 else 'people'}" if people > 1
+               else "")
+            + (f", {bots_select.value} bot{'s' if bots_select.value != 1 else ''}"
+               if bots_select.value else "")
+            + ".")
+
+    def request(self) -> TableRequest:
+        """Return the table the dialog currently describes."""
+        return TableRequest(str(self.query_one("#game", Select).value),
+                            int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
+                            int(self.query_one("#bots", Select).value))  # type: ignore[arg-type]
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        chosen = self.request()
+        if event.select.id in ("game", "players"):
+            self._set_choices(chosen.game, chosen.players, chosen.bots)
+
+    def action_cycle(self, name: str) -> None:
+        chosen = self.request()
+        if name == "game":
+            self._set_choices("hekata" if chosen.game == "zodiak" else "zodiak", chosen.players,
+                              chosen.bots)
+        elif name == "players":
+            seats = PLAYERS[chosen.game]
+            following = seats[(seats.index(chosen.players) + 1) % len(seats)]
+            self._set_choices(chosen.game, following, chosen.bots)
+        else:
+            self._set_choices(chosen.game, chosen.players, (chosen.bots + 1) % chosen.players)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # An open drop-down takes enter for itself.
+        if action == "create":
+            return not any(s.expanded for s in self.query(Select))
+        return True
+
+    def action_create(self) -> None:
+        self.dismiss(self.request())
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(self.request() if event.button.id == "create" else None)
+
+
+class LobbyScreen(Screen[None]):
+    """The server's tables, refreshed every few seconds; open, join or watch one."""
+
+    DEFAULT_CSS = """
+    LobbyScreen #lobby-title { padding: 1 2 0 2; text-style: bold; }
+    LobbyScreen #lobby-help { padding: 0 2 1 2; color: $text-muted; }
+    LobbyScreen DataTable { height: 1fr; margin: 0 2; }
+    LobbyScreen #lobby-status { height: auto; padding: 0 2; }
+    LobbyScreen #lobby-status.-error { color: $error; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_table", "New table"),
+        Binding("enter", "join", "Join", key_display="⏎", priority=True),
+        Binding("w", "watch", "Watch"),
+        Binding("r", "refresh_tables", "Refresh"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    tables: reactive[tuple[TableInfo, ...]] = reactive(tuple, always_update=True)
+
+    def __init__(self, client: TablesClient, name: str) -> None:
+        super().__init__()
+        self.client = client
+        self.player_name = name
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(f"Tables on this server — you are {self.player_name}", id="lobby-title")
+        yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it.",
+                     id="lobby-help")
+        yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield Static("Loading the tables…", id="lobby-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.app.sub_title = "lobby"
+        table = self.query_one(DataTable)
+        table.add_columns("Table", "Game", "Seats", "People", "Watching", "State")
+        table.focus()
+        self.action_refresh_tables()
+        self.set_interval(REFRESH_SECONDS, self.action_refresh_tables)
+
+    @work(exclusive=True, group="tables")
+    async def action_refresh_tables(self) -> None:
+        """Fetch the listing from the server."""
+        try:
+            self.tables = tuple(await self.client.list())
+        except (OSError, aiohttp.ClientError, ValueError, KeyError) as exc:
+            self.set_status(f"Cannot reach the tables: {exc or type(exc).__name__}", error=True)
+
+    def watch_tables(self, tables: tuple[TableInfo, ...]) -> None:
+        widget = self.query_one(DataTable)
+        highlighted = self.highlighted_room()
+        widget.clear()
+        for t in tables:
+            widget.add_row(t.room, t.game.capitalize(), f"{t.taken}/{t.players}", str(t.people),
+                           str(t.watching), STATE_WORDS.get(t.state, t.state), key=t.room)
+        if highlighted is not None and any(t.room == highlighted for t in tables):
+            widget.move_cursor(row=widget.get_row_index(highlighted))
+        count = len(tables)
+        self.set_status("No tables yet: press n to open one." if not count else
+                        f"{count} table{'s' if count != 1 else ''}.")
+
+    def highlighted_room(self) -> str | None:
+        """Return the room code of the highlighted row, if there is one."""
+        widget = self.query_one(DataTable)
+        if widget.row_count == 0:
+            return None
+        return str(widget.coordinate_to_cell_key(widget.cursor_coordinate).row_key.value)
+
+    def set_status(self, text: str, error: bool = False) -> None:
+        """Show text under the listing, in the error colour if error."""
+        status = self.query_one("#lobby-status", Static)
+        status.update(text)
+        status.set_class(error, "-error")
+
+    def action_new_table(self) -> None:
+        self.app.push_screen(NewTableDialog(), self._create)
+
+    @work(exclusive=True, group="sit")
+    async def _create(self, request: TableRequest | None) -> None:
+        if request is None:
+            return
+        self.set_status(f"Opening a {request.game} table for {request.players}…")
+        try:
+            room, owner = await self.client.create(request.game, request.players, request.bots)
+        except (OSError, aiohttp.ClientError, ValueError) as exc:
+            self.set_status(f"Could not open a table: {exc}", error=True)
+            return
+        await self.sit(room, owner=owner)
+
+    def action_join(self) -> None:
+        self._sit_highlighted(watch=False)
+
+    def action_watch(self) -> None:
+        self._sit_highlighted(watch=True)
+
+    @work(exclusive=True, group="sit")
+    async def _sit_highlighted(self, watch: bool) -> None:
+        room = self.highlighted_room()
+        if room is None:
+            self.set_status("There is no table to join yet: press n to open one.", error=True)
+            return
+        await self.sit(parse_room_code(room), watch=watch)
+
+    async def sit(self, room: str, owner: bytes | None = None, watch: bool = False) -> None:
+        """Ask the app to seat this player at room, reporting here if that fails."""
+        self.set_status("Taking a seat…" if not watch else "Joining as a watcher…")
+        problem = await self.app.sit(room, owner=owner, watch=watch)  # type: ignore[attr-defined]
+        if problem:
+            self.set_status(problem, error=True)
