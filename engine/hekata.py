@@ -238,8 +238,12 @@ class HekataDeal:
         return v
 
     def copy(self) -> HekataDeal:
-        """An independent copy."""
-        return _copy.deepcopy(self)
+        """An independent copy (cards, tricks and effects are immutable, so only the lists are new)."""
+        c = _copy.copy(self)
+        c.hands = [list(h) for h in self.hands]
+        c.table, c.stock, c.scores = list(self.table), list(self.stock), list(self.scores)
+        c.tricks, c.history = list(self.tricks), list(self.history)
+        return c
 
     def describe(self, effect: HekataEffect) -> str:
         """A one-line account of a move's effect, in RULES.md notation."""

@@ -450,8 +450,13 @@ class ZodiakRound:
         return v
 
     def copy(self) -> ZodiakRound:
-        """An independent copy."""
-        return _copy.deepcopy(self)
+        """An independent copy (cards and effects are immutable, so only the lists are new)."""
+        c = _copy.copy(self)
+        c.hands = [list(h) for h in self.hands]
+        c.pile, c.stock, c.scores = list(self.pile), list(self.stock), list(self.scores)
+        c.reshuffles = [list(r) for r in self.reshuffles]
+        c.history = list(self.history)
+        return c
 
     def describe(self, effect: MoveEffect) -> str:
         """A one-line account of a move's effect, in RULES.md notation."""
