@@ -200,7 +200,9 @@ class LobbyScreen(Screen[None]):
         except (OSError, aiohttp.ClientError, ValueError) as exc:
             self.set_status(f"Could not open a table: {exc}", error=True)
             return
-        await self.sit(room, owner=owner)
+        # Only a table that waits for other people has anything to start early.
+        waits = request.players - request.bots > 1
+        await self.sit(room, owner=owner if waits else None)
 
     def action_join(self) -> None:
         self._sit_highlighted(watch=False)

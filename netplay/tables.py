@@ -1,0 +1,299 @@
+"""Server-side tables: this process deals every table (a Host per relay room) and lists them over HTTP.
+
+`cardtui serve` adds these routes to the relay's aiohttp application:
+
+- `GET /tables` answers `{"tables": [summary, ...], "max_tables": N}`;
+- `POST /tables` with `{"game": "zodiak", "players": 2, "bots": 1}` opens a room, seats the
+  dealer in it as its host, and answers 201 `{"room": CODE, "owner": HEX}`; the owner secret
+  lets whoever created the table start it early. Anything else gets 400 and `{"error": why}`.
+
+A table ends when its match ends, or when nobody has sat at it or watched it for a while.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from netplay.host import Host, HostConfig
+from netplay.relay_client import RelayConnection
+from netplay.wire import format_room_code, parse_room_code
+
+log = logging.getLogger("cardtui.tables")
+
+PLAYERS = {"zodiak": (2, 3, 4), "hekata": (2, 4)}
+MAX_BODY_BYTES = 1024
+REQUEST_FIELDS = ("game", "players", "bots")
+
+
+@dataclass(frozen=True)
+class TableLimits:
+    """How many tables may be open, when an unattended one closes, and how its bots behave."""
+
+    max_tables: int = 50
+    empty_seconds: float = 120.0
+    sweep_seconds: float = 1.0
+    bot_delay: float = 0.6
+    away_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        for name in ("max_tables", "empty_seconds", "sweep_seconds", "away_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"TableLimits.{name} must be positive, not {getattr(self, name)}")
+
+
+class BadTableRequest(ValueError):
+    """A table request that cannot be honoured, with a message for the person who sent it."""
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    """What a player asks for: a game, the number of seats, and how many of them bots take."""
+
+    game: str
+    players: int
+    bots: int
+
+    @classmethod
+    def parse(cls, data: Any) -> TableRequest:
+        """Return the request in data (decoded JSON), or raise BadTableRequest saying what is wrong."""
+        if not isinstance(data, dict):
+            raise BadTableRequest('the body must be a JSON object like {"game": "zodiak", '
+                                  '"players": 2, "bots": 1}')
+        unknown = sorted(str(k)[:40] for k in data if k not in REQUEST_FIELDS)
+        if unknown:
+            raise BadTableRequest(f"unknown field {unknown[0]!r}: only game, players and bots")
+        game = data.get("game")
+        if game not in PLAYERS:
+            raise BadTableRequest(f"game must be \"zodiak\" or \"hekata\", not {_show(game)}")
+        players = data.get("players")
+        if type(players) is not int or players not in PLAYERS[game]:
+            allowed = " or ".join(map(str, PLAYERS[game]))
+            raise BadTableRequest(f"players must be {allowed} for {game}, not {_show(players)}")
+        bots = data.get("bots", 0)
+        if type(bots) is not int or not 0 <= bots < players:
+            raise BadTableRequest(f"bots must be a whole number from 0 to {players - 1} so one seat"
+                                  f" is left for you, not {_show(bots)}")
+        return cls(game, players, bots)
+
+
+def _show(value: Any) -> str:
+    """Return a short JSON rendering of a bad value for an error message."""
+    return "nothing" if value is None else json.dumps(value)[:40]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One line of the tables listing."""
+
+    room: str
+    game: str
+    players: int
+    taken: int
+    people: int
+    watching: int
+    state: str  # "waiting", "playing" or "over"
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableInfo:
+        """Return the summary the server sent, or raise ValueError if it is malformed."""
+        try:
+            return cls(str(data["room"]), str(data["game"]), int(data["players"]),
+                       int(data["taken"]), int(data["people"]), int(data["watching"]),
+                       str(data["state"]))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"malformed table summary: {exc}") from None
+
+
+@dataclass
+class Table:
+    """A table the server deals: its Host, the host's relay connection, and who created it."""
+
+    host: Host
+    conn: RelayConnection
+    owner: str
+    empty_since: float | None
+    task: asyncio.Task[None] | None = None
+
+    @property
+    def room(self) -> str:
+        """Return the canonical room code."""
+        return self.conn.room
+
+    @property
+    def attended(self) -> bool:
+        """Return whether a person is connected to the table, seated or watching."""
+        return bool(self.host.spectators) or any(s.conn is not None for s in self.host.seats)
+
+    def info(self) -> TableInfo:
+        """Return this table's line in the listing."""
+        seats = self.host.seats
+        state = "over" if self.host.finished else "playing" if self.host.started else "waiting"
+        return TableInfo(format_room_code(self.room), self.host.config.game, len(seats),
+                         sum(s.taken for s in seats), sum(s.conn is not None for s in seats),
+                         len(self.host.spectators), state)
+
+
+@dataclass
+class TablesService:
+    """Every table this server deals; `relay_url` is where their hosts open their rooms."""
+
+    limits: TableLimits = TableLimits()
+    relay_url: str | None = None
+    tables: dict[str, Table] = field(default_factory=dict)
+
+    async def create(self, request: TableRequest) -> Table:
+        """Open a room on the relay and start dealing a new table in it."""
+        if len(self.tables) >= self.limits.max_tables:
+            raise BadTableRequest(f"the server already has {len(self.tables)} tables, the most it"
+                                  " keeps; join one of them or try again later")
+        if self.relay_url is None:
+            raise RuntimeError("the tables service has no relay to open rooms on")
+        owner = secrets.token_hex(16)
+        config = HostConfig(game=request.game, players=request.players, bots=request.bots,
+                            bot_delay=self.limits.bot_delay,
+                            away_timeout=self.limits.away_timeout, owner_secret=owner)
+        host = Host(config, on_event=lambda text: log.debug("table: %s", text))
+        conn = await RelayConnection.open_room(self.relay_url)
+        table = Table(host, conn, owner, empty_since=time.monotonic())
+        self.tables[table.room] = table
+        table.task = asyncio.create_task(self._deal(table))
+        log.info("table %s opened: %s", format_room_code(table.room), request)
+        return table
+
+    async def _deal(self, table: Table) -> None:
+        """Serve the table until its match ends or its room goes, then forget it."""
+        try:
+            await table.host.serve(table.conn)
+        except Exception:  # one broken table must not take the server down
+            log.exception("table %s failed", table.room)
+        finally:
+            self.tables.pop(table.room, None)
+            await table.conn.close()
+            log.info("table %s closed", format_room_code(table.room))
+
+    def listing(self) -> list[TableInfo]:
+        """Return every open table, oldest first."""
+        return [t.info() for t in self.tables.values()]
+
+    async def close_table(self, room: str) -> None:
+        """Stop dealing the table in room and wait until it is gone."""
+        table = self.tables.get(room)
+        if table is not None and table.task is not None:
+            table.task.cancel()
+            await asyncio.gather(table.task, return_exceptions=True)
+
+    async def sweep(self) -> None:
+        """Close tables nobody has attended for `empty_seconds`, forever (cancel to stop)."""
+        while True:
+            await asyncio.sleep(self.limits.sweep_seconds)
+            now = time.monotonic()
+            for room, table in list(self.tables.items()):
+                if table.attended:
+                    table.empty_since = None
+                elif table.empty_since is None:
+                    table.empty_since = now
+                elif now - table.empty_since >= self.limits.empty_seconds:
+                    await self.close_table(room)
+
+    async def close(self) -> None:
+        """Stop dealing every table."""
+        for room in list(self.tables):
+            await self.close_table(room)
+
+
+TABLES_KEY = web.AppKey("tables", TablesService)
+
+
+def add_table_routes(app: web.Application, service: TablesService) -> None:
+    """Serve GET and POST /tables from app, sweeping unattended tables while it runs."""
+    app[TABLES_KEY] = service
+    app.router.add_get("/tables", list_tables)
+    app.router.add_post("/tables", create_table)
+    app.cleanup_ctx.append(_tables_lifetime)
+
+
+async def _tables_lifetime(app: web.Application) -> AsyncIterator[None]:
+    service = app[TABLES_KEY]
+    sweeper = asyncio.create_task(service.sweep())
+    yield
+    sweeper.cancel()
+    await service.close()
+
+
+async def list_tables(request: web.Request) -> web.Response:
+    """Answer the listing of open tables."""
+    service = request.app[TABLES_KEY]
+    tables = [t.__dict__ for t in service.listing()]
+    return web.json_response({"tables": tables, "max_tables": service.limits.max_tables})
+
+
+async def create_table(request: web.Request) -> web.Response:
+    """Open a table as the JSON body asks, or answer 400 saying what is wrong with the body."""
+    body = await request.content.read(MAX_BODY_BYTES + 1)
+    if len(body) > MAX_BODY_BYTES:
+        return _refuse(413, f"the body is over {MAX_BODY_BYTES} bytes")
+    try:
+        table_request = TableRequest.parse(json.loads(body or b"null"))
+    except (ValueError, RecursionError) as exc:  # BadTableRequest and JSON errors alike
+        message = str(exc) if isinstance(exc, BadTableRequest) else f"the body is not JSON: {exc}"
+        return _refuse(400, message)
+    service = request.app[TABLES_KEY]
+    try:
+        table = await service.create(table_request)
+    except BadTableRequest as exc:
+        return _refuse(503, str(exc))
+    return web.json_response({"room": format_room_code(table.room), "owner": table.owner},
+                             status=201)
+
+
+def _refuse(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)
+
+
+class TablesClient:
+    """The lobby's view of a server's tables, through its HTTP API at base_url (http://HOST:PORT)."""
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._http: aiohttp.ClientSession | None = None
+
+    @property
+    def relay_url(self) -> str:
+        """Return the WebSocket URL of the relay the tables' rooms are on."""
+        return "ws" + self.base_url.removeprefix("http") + "/ws"
+
+    def _session(self) -> aiohttp.ClientSession:
+        if self._http is None or self._http.closed:
+            self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
+        return self._http
+
+    async def list(self) -> list[TableInfo]:
+        """Return the open tables, or raise OSError/aiohttp.ClientError/ValueError."""
+        async with self._session().get(f"{self.base_url}/tables") as response:
+            response.raise_for_status()
+            data = await response.json()
+        return [TableInfo.from_json(t) for t in data["tables"]]
+
+    async def create(self, game: str, players: int, bots: int) -> tuple[str, bytes]:
+        """Open a table; return its room code and owner secret, or raise BadTableRequest."""
+        payload = {"game": game, "players": players, "bots": bots}
+        async with self._session().post(f"{self.base_url}/tables", json=payload) as response:
+            data = await response.json()
+            if response.status != 201:
+                raise BadTableRequest(str(data.get("error", f"HTTP {response.status}")))
+        return parse_room_code(data["room"]), bytes.fromhex(data["owner"])
+
+    async def close(self) -> None:
+        """Close the HTTP connections."""
+        if self._http is not None:
+            await self._http.close()

@@ -1,0 +1,204 @@
+"""`cardtui serve`: a relay, server-dealt tables and an SSH front door, in one process."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shlex
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import platformdirs
+
+HELP = (
+    "Run a card server: anyone can `ssh -p PORT HOST` and sit at a table. One process holds a "
+    "relay for many rooms, the dealer of every table (it plays no seat; bots fill empty seats) "
+    "and an SSH door that gives each session its own cardtui in its own terminal."
+)
+WEB_NAME = "guest"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the command's options."""
+    parser.add_argument("--ssh-port", type=int, default=2222, help="SSH port (default 2222)")
+    parser.add_argument("--port", type=int, default=7777,
+                        help="relay and tables HTTP port (default 7777)")
+    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all)")
+    parser.add_argument("--host-key", type=Path, metavar="PATH",
+                        help="the SSH host key, made on first start (default: in the user data"
+                             " directory)")
+    parser.add_argument("--web-port", type=int, metavar="PORT",
+                        help="also serve the lobby to web browsers on this port")
+    parser.add_argument("--authorized-keys", type=Path, metavar="FILE",
+                        help="only let in SSH clients holding a key listed in FILE")
+    parser.add_argument("--password", metavar="PW",
+                        help="only let in SSH clients that give this password")
+    parser.add_argument("--max-tables", type=int, default=50, help="tables open at once")
+    parser.add_argument("--max-sessions", type=int, default=64, help="SSH sessions at once")
+    parser.add_argument("--sessions-per-address", type=int, default=4,
+                        help="SSH sessions at once from one client address")
+    parser.add_argument("--empty-table-seconds", type=float, default=120.0,
+                        help="close a table nobody sits at or watches for this long")
+    parser.add_argument("--bot-speed", type=float, default=0.6,
+                        help="seconds between bot moves")
+
+
+def default_host_key() -> Path:
+    """Where the SSH host key is kept between runs."""
+    return platformdirs.user_data_path("cardtui") / "ssh_host_ed25519_key"
+
+
+def check(args: argparse.Namespace) -> str | None:
+    """Return what is wrong with the options, or None."""
+    for name in ("ssh_port", "port", "web_port"):
+        value = getattr(args, name)
+        if value is not None and not 0 <= value <= 65535:
+            return f"--{name.replace('_', '-')} {value} is not a TCP port (0 to 65535)"
+    for name in ("max_tables", "max_sessions", "sessions_per_address"):
+        if getattr(args, name) < 1:
+            return f"--{name.replace('_', '-')} must be at least 1"
+    if args.empty_table_seconds <= 0 or args.bot_speed < 0:
+        return "--empty-table-seconds must be positive and --bot-speed not negative"
+    if args.authorized_keys is not None and not args.authorized_keys.is_file():
+        return f"--authorized-keys {args.authorized_keys}: no such file"
+    if args.password == "":
+        return "--password must not be empty"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C or SIGTERM; the exit status."""
+    problem = check(args)
+    if problem:
+        print(f"cardtui serve: {problem}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(serve(args))
+    except (OSError, ValueError) as exc:
+        print(f"cardtui serve: {exc}", file=sys.stderr)
+        return 1
+
+
+def loopback_for(bind: str) -> str:
+    """The address this process reaches its own listeners on."""
+    if bind in ("0.0.0.0", "", "localhost"):
+        return "127.0.0.1"
+    if bind == "::":
+        return "[::1]"
+    return f"[{bind}]" if ":" in bind else bind
+
+
+def entry_command(server: str, name: str) -> list[str]:
+    """The argv of the program each session runs."""
+    # `--name=` keeps a user name that starts with a dash from reading as an option.
+    return [sys.executable, "-m", "tui.ssh_entry", "--server", server, f"--name={name}"]
+
+
+async def serve(args: argparse.Namespace) -> int:
+    """Start the relay with its tables, the SSH door and the web front, then wait for a signal."""
+    from aiohttp import web
+
+    from netplay.relay import RelayLimits, make_relay_app
+    from netplay.sshdoor import DoorLimits, SSHDoor
+    from netplay.tables import TableLimits, TablesService, add_table_routes
+
+    app = make_relay_app(RelayLimits())
+    tables = TablesService(TableLimits(max_tables=args.max_tables,
+                                       empty_seconds=args.empty_table_seconds,
+                                       bot_delay=args.bot_speed))
+    add_table_routes(app, tables)
+    runners: list[web.AppRunner] = []
+    door: SSHDoor | None = None
+    try:
+        port = await listen(app, args.bind, args.port, runners)
+        server = f"http://{loopback_for(args.bind)}:{port}"
+        tables.relay_url = f"ws://{loopback_for(args.bind)}:{port}/ws"
+        limits = DoorLimits(sessions_per_address=args.sessions_per_address,
+                            total_sessions=args.max_sessions)
+        door = SSHDoor(lambda session: entry_command(server, session.username),
+                       args.host_key or default_host_key(), port=args.ssh_port, bind=args.bind,
+                       authorized_keys=args.authorized_keys, password=args.password,
+                       limits=limits)
+        ssh_port = await door.start()
+        web_port = None
+        if args.web_port is not None:
+            web_port = await listen(await web_app(entry_command(server, WEB_NAME), args),
+                                    args.bind, args.web_port, runners)
+        announce(args, door.fingerprint, ssh_port, port, web_port)
+        await until_signalled()
+    finally:
+        if door is not None:
+            await door.close()
+        for runner in reversed(runners):
+            await runner.cleanup()
+    print("cardtui serve stopped.", flush=True)
+    return 0
+
+
+async def listen(app: object, bind: str, port: int, runners: list) -> int:
+    """Serve app on bind:port, keeping its runner in runners; return the bound port."""
+    from aiohttp import web
+
+    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=5.0)  # type: ignore[arg-type]
+    await runner.setup()
+    runners.append(runner)
+    await web.TCPSite(runner, bind, port).start()
+    return runner.addresses[0][1]
+
+
+async def web_app(command: Sequence[str], args: argparse.Namespace) -> object:
+    """The textual-serve application that runs command for each browser tab."""
+    from aiohttp import web
+    from textual_serve.server import Server
+
+    class CardServer(Server):
+        """textual-serve without its banner, whose page points back at the address it was asked on."""
+
+        async def on_startup(self, app: web.Application) -> None:
+            return None  # `cardtui serve` prints its own addresses
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            # The page's WebSocket URL must name this server as the browser knows it.
+            self.public_url = f"{request.scheme}://{request.host}"
+            return await super().handle_index(request)
+
+    server = CardServer(shlex.join(command), host=args.bind, port=args.web_port, title="cardtui")
+    # Server.serve() runs its own event loop; its application joins ours instead.
+    return await server._make_app()
+
+
+async def until_signalled() -> None:
+    """Return on SIGINT or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+
+
+def public_address(bind: str) -> str:
+    """How players on other machines name this one."""
+    if bind not in ("0.0.0.0", "::", ""):
+        return bind
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return socket.gethostname()
+
+
+def announce(args: argparse.Namespace, fingerprint: str, ssh_port: int, port: int,
+             web_port: int | None) -> None:
+    """Tell the operator what to give players."""
+    address = public_address(args.bind)
+    who = ("holders of a listed key" if args.authorized_keys else "anyone") + (
+        " with the password" if args.password else "")
+    print(f"cardtui serve: SSH on port {ssh_port}, relay and tables on port {port}", flush=True)
+    print(f"host key fingerprint: {fingerprint}")
+    print(f"players connect with:  ssh -p {ssh_port} {address}   ({who} may enter)")
+    print(f"hosts with their own dealer:  cardtui host --relay ws://{address}:{port}")
+    if web_port is not None:
+        print(f"in a browser:  http://{address}:{web_port}/")
+    print("Stop with Ctrl-C.", flush=True)

@@ -1,0 +1,126 @@
+"""The program `cardtui serve` runs for each SSH (or browser) session: the lobby, then a table.
+
+Run as `python -m tui.ssh_entry --server http://127.0.0.1:7777 --name alice`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import ClassVar
+
+import aiohttp
+from textual import events
+from textual.binding import Binding, BindingType
+
+from netplay.client import RemoteSession
+from netplay.relay_client import RelayRefused
+from netplay.tables import TablesClient
+from netplay.wire import ProtocolError, format_room_code
+from tui.app import CardApp
+from tui.screens.game import GameScreen
+from tui.screens.lobby import LobbyScreen
+
+SEAT_TIMEOUT = 10.0
+
+
+class ServerApp(CardApp):
+    """CardApp that starts at the server's lobby and returns there when a match is left or ends."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("ctrl+s", "start_now", "Start now", key_display="^s"),
+    ]
+
+    def __init__(self, tables: TablesClient, name: str, *, ascii_only: bool = False) -> None:
+        super().__init__(None, ascii_only=ascii_only)
+        self.tables = tables
+        self.player_name = name
+        self.owner: bytes | None = None
+        self._quitting = False
+
+    def on_mount(self, event: events.Mount) -> None:
+        event.prevent_default()  # CardApp's own handler would open the start screen as well
+        self.push_screen(LobbyScreen(self.tables, self.player_name))
+
+    async def on_unmount(self) -> None:
+        await self.tables.close()
+
+    async def sit(self, room: str, *, owner: bytes | None = None, watch: bool = False) -> str | None:
+        """Take a seat (or watch) at room and show its table; on failure return why, in words."""
+        session = RemoteSession(game="", url=self.tables.relay_url, room=room,
+                                name=self.player_name, owner=owner, watch=watch)
+        try:
+            await session.start()
+            await session.wait_seated(SEAT_TIMEOUT)
+        except (RelayRefused, ProtocolError) as exc:
+            await session.close()
+            return f"Could not sit at {format_room_code(room)}: {exc}"
+        except (OSError, aiohttp.ClientError, TimeoutError) as exc:
+            await session.close()
+            return f"The table {format_room_code(room)} did not answer: {exc or 'timed out'}"
+        self.owner = owner
+        self.play(session)
+        if session.my_seat is None and not watch:
+            self.notify("The table is full or has started: you are watching.")
+        elif owner is not None:
+            self.notify("The match starts when every seat is taken; ctrl+s starts it now,"
+                        " with bots in the empty seats.", timeout=8)
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start_now":
+            session = self.session
+            return (self.owner is not None and isinstance(session, RemoteSession)
+                    and session.view is None and not session.closed)
+        return True
+
+    async def action_start_now(self) -> None:
+        if isinstance(self.session, RemoteSession):
+            await self.session.start_match()
+
+    async def leave(self) -> None:
+        """Leave the table for the lobby (the seat's place is kept for a while by the dealer)."""
+        session, self.session, self.owner = self.session, None, None
+        if session is not None and not session.closed:
+            await session.close()
+        if self._quitting or not isinstance(self.screen, GameScreen):
+            super().exit()
+            return
+        self.title = "cardtui"
+        self.switch_screen(LobbyScreen(self.tables, self.player_name))
+
+    def exit(self, result: str | None = None, return_code: int = 0,
+             message: object | None = None) -> None:
+        # The game screen exits the app when a match ends; on a server that means the lobby.
+        if not self._quitting and isinstance(self.screen, GameScreen):
+            if result:
+                self.notify(result, timeout=8)
+            self.call_later(self.leave)
+            return
+        super().exit(result, return_code, message)  # type: ignore[arg-type]
+
+    async def action_quit(self) -> None:
+        self._quitting = True
+        await self.leave()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the lobby app for one session until the player quits."""
+    parser = argparse.ArgumentParser(prog="python -m tui.ssh_entry", description=__doc__)
+    parser.add_argument("--server", required=True, help="the server's HTTP address")
+    parser.add_argument("--name", default="player", help="your name at the tables")
+    parser.add_argument("--ascii", action="store_true", help="no Unicode suit symbols")
+    args = parser.parse_args(argv)
+    # shutil.get_terminal_size() prefers these to the pty, so the app would never see a resize.
+    for frozen in ("COLUMNS", "LINES"):
+        os.environ.pop(frozen, None)
+    tables = TablesClient(args.server)
+    app = ServerApp(tables, args.name[:20] or "player", ascii_only=args.ascii)
+    app.run()
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
