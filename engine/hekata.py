@@ -225,12 +225,12 @@ class HekataDeal:
 
     # -- views ------------------------------------------------------------
 
-    def view(self, seat: int | None) -> HekataDeal:
-        """A copy holding only what `seat` may see (None: a spectator, who sees no hand)."""
+    def view(self, seat: int | None, history: bool = True) -> HekataDeal:
+        """A copy holding only what `seat` may see (None: a spectator); bots need no `history`."""
         v = self.copy()
         v.hands = [list(h) if s == seat else [None] * len(h) for s, h in enumerate(self.hands)]
         v.stock = [None] * len(self.stock)
-        v.history = [
+        v.history = [] if not history else [
             e if e.seat == seat else HekataEffect(e.seat, e.move, e.taken, e.total,
                                                   (None,) * len(e.drawn))
             for e in self.history

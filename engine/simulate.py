@@ -60,7 +60,7 @@ def play_round(
     while not state.round_over:
         seat = state.turn
         assert seat is not None
-        move = bots[seat].choose(state.view(seat))
+        move = bots[seat].choose(state.view(seat, history=False))
         if isinstance(state, zodiak.ZodiakRound) and isinstance(move, zodiak.Draw):
             pending = state.pending_reshuffle()
             if pending is not None:

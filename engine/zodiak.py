@@ -435,14 +435,14 @@ class ZodiakRound:
 
     # -- views ------------------------------------------------------------
 
-    def view(self, seat: int | None) -> ZodiakRound:
-        """A copy holding only what `seat` may see (None: a spectator, who sees no hand)."""
+    def view(self, seat: int | None, history: bool = True) -> ZodiakRound:
+        """A copy holding only what `seat` may see (None: a spectator); bots need no `history`."""
         v = self.copy()
         v.hands = [list(h) if s == seat else [None] * len(h) for s, h in enumerate(self.hands)]
         v.stock = [None] * len(self.stock)
         v.reshuffles = []
         v.sees_stock = False
-        v.history = [
+        v.history = [] if not history else [
             e if e.seat == seat else MoveEffect(e.seat, e.move, (None,) * len(e.drawn),
                                                 e.reshuffles, e.went_out)
             for e in self.history

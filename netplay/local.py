@@ -106,7 +106,7 @@ class LocalMatch(GameSession):
                 assert seat is not None
                 if seat in self._bots:
                     await asyncio.sleep(self.delay)
-                    self._apply(self._bots[seat].choose(state.view(seat)))
+                    self._apply(self._bots[seat].choose(state.view(seat, history=False)))
                 else:
                     self._wake.clear()
                     await self._wake.wait()
