@@ -108,3 +108,16 @@ async def test_a_whole_round_by_keys() -> None:
         await pilot.press("enter")
         screen = await settle(pilot)
         assert game_screen(app).round_number == 2
+
+
+async def test_clicking_cards_builds_a_run() -> None:
+    app = example_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        # The hand's content starts inside its border and padding; each card is 6 columns.
+        for index in (0, 1):
+            await pilot.click("#hand", offset=(2 + 6 * index + 2, 1 + 2))
+        assert [str(c) for c in screen.selected] == ["2S", "3S"]
+        assert screen.cursor == 1
+        await pilot.click("#hand", offset=(2 + 6 * 1 + 2, 1 + 2))
+        assert [str(c) for c in screen.selected] == ["2S"]

@@ -61,6 +61,9 @@ class CardRow(Widget):
         return cardface.layout(len(self.faces), self.size.width or 80, self.card_size)[1]
 
     def on_click(self, event: events.Click) -> None:
-        index = cardface.hit(event.x, event.y, len(self.faces), self.size.width, self.card_size)
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = cardface.hit(offset.x, offset.y, len(self.faces), self.size.width, self.card_size)
         if index is not None:
             self.post_message(self.Clicked(self, index))
