@@ -1,0 +1,219 @@
+"""`cardtui replay`, `hint` and `sim` through `tui.cli.main` and as real processes (exit statuses)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui.cli import main
+
+RECORDS = Path(__file__).parent / "records"
+EXAMPLE = RECORDS / "records_md_example.json"
+ILLEGAL = RECORDS / "zodiak_illegal_move.json"
+INVALID = RECORDS / "zodiak_invalid_duplicate.json"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`cardtui ARGS` as a separate process."""
+    return subprocess.run([sys.executable, "-m", "tui.cli", *args], check=False,
+                          capture_output=True,
+                          text=True, input=stdin, cwd=ROOT, timeout=120)
+
+
+# -- replay ------------------------------------------------------------------------------
+
+
+def test_replay_example_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """RECORDS.md: replay prints each move with its effect, then the state; status 0."""
+    assert main(["replay", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[:3] == [
+        "1. seat 0 plays 2S 3S 3C 4C", "2. seat 1 draws 1 card", "3. seat 0 plays 8H/D",
+    ]
+    assert "seat 0 (North): 7H KD" in out and "declared: D" in out and "turn: 1" in out
+
+
+def test_replay_example_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """RECORDS.md: `replay --json` prints one JSON object of the documented shape."""
+    assert main(["replay", "--json", str(EXAMPLE)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is True and out["applied"] == 3 and out["error"] is None
+    assert out["state"]["hands"][0] == ["7H", "KD"] and out["state"]["turn"] == 1
+
+
+def test_replay_illegal_move_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """RECORDS.md: an illegal move prints `move N (seat S): illegal: REASON`, the state before; status 1."""
+    assert main(["replay", str(ILLEGAL)]) == 1
+    out = capsys.readouterr().out
+    assert "move 2 (seat 1): illegal: 9D does not match 4C: same suit or same rank" in out
+    assert "seat 1 (South): AS 9D JC QH 5C 6C 10D" in out and "top: 4C" in out
+    assert "2. seat 1" not in out
+
+
+def test_replay_illegal_move_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """RECORDS.md: `--json` reports the illegal move as {"move", "seat", "reason"}; status 1."""
+    assert main(["replay", "--json", str(ILLEGAL)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] is False and out["applied"] == 1
+    assert out["error"] == {"move": 2, "seat": 1,
+                            "reason": "9D does not match 4C: same suit or same rank"}
+
+
+def test_replay_invalid_record(capsys: pytest.CaptureFixture[str]) -> None:
+    """RECORDS.md: a file that is not a valid record says what is wrong; status 2."""
+    assert main(["replay", str(INVALID)]) == 2
+    err = capsys.readouterr().err
+    assert "not a valid record" in err and "more than one 2S" in err
+
+
+def test_replay_exit_statuses_as_processes(tmp_path: Path) -> None:
+    """RECORDS.md: exit status 0 all legal, 1 an illegal move, 2 not a valid record."""
+    assert run(["replay", str(EXAMPLE)]).returncode == 0
+    assert run(["replay", str(ILLEGAL)]).returncode == 1
+    assert run(["replay", "--json", str(ILLEGAL)]).returncode == 1
+    assert run(["replay", str(INVALID)]).returncode == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    done = run(["replay", str(bad)])
+    assert done.returncode == 2 and "not valid JSON" in done.stderr
+    missing = run(["replay", str(tmp_path / "missing.json")])
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    binary = tmp_path / "bin.json"
+    binary.write_bytes(b"\xff\x00\xfe")
+    assert run(["replay", str(binary)]).returncode == 2
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    assert run(["replay", str(deep)]).returncode == 2
+
+
+def test_replay_reads_standard_input() -> None:
+    """RECORDS.md: `-` reads the record from standard input."""
+    done = run(["replay", "--json", "-"], stdin=EXAMPLE.read_text())
+    assert done.returncode == 0 and json.loads(done.stdout)["applied"] == 3
+
+
+def test_replay_hekata_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """RECORDS.md: a Hekata record replays with its tricks in the text and JSON output."""
+    record = {
+        "game": "hekata", "seats": [{"name": n} for n in ("N", "E", "S", "W")], "dealer": 0,
+        "deal": {"hands": [["2", "7"], ["4", "1"], ["6", "6"], ["0", "5"]],
+                 "table": ["3", "5", "9", "8"], "stock": []},
+        "moves": [{"seat": 0, "play": "2", "trick": "5398 + 2"}, {"seat": 1, "play": "4"}],
+    }
+    path = tmp_path / "hekata.json"
+    path.write_text(json.dumps(record))
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "1. seat 0 lays 2 and takes 5398 + 2 = 5400" in out
+    assert "trick by seat 0: 5398 + 2 = 5400" in out
+    assert main(["replay", "--json", str(path)]) == 0
+    state = json.loads(capsys.readouterr().out)["state"]
+    assert state["tricks"] == [{"seat": 0, "trick": "5398 + 2", "total": 5400}]
+
+
+# -- hint ------------------------------------------------------------------------------------
+
+
+def test_hint_hekata_best_trick(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue / RULES 2.3: `hint hekata --table "3 5 9 8" --card 2` prints `5398 + 2 = 5400`."""
+    assert main(["hint", "hekata", "--table", "3 5 9 8", "--card", "2"]) == 0
+    assert capsys.readouterr().out.strip() == "5398 + 2 = 5400"
+
+
+def test_hint_hekata_no_trick(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue: when the card takes nothing the hint says so."""
+    assert main(["hint", "hekata", "--table", "3 5", "--card", "2"]) == 0
+    assert "no trick" in capsys.readouterr().out
+    assert main(["hint", "hekata", "--table", "", "--card", "2"]) == 0
+    assert "no trick" in capsys.readouterr().out
+
+
+def test_hint_hekata_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue: `--json` gives the trick and total; a bad card is status 2 with a reason."""
+    assert main(["hint", "hekata", "--table", "9 8", "--card", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["total"] == 100 and out["trick"] in ("98 + 2", "92 + 8")
+    assert main(["hint", "hekata", "--table", "9 8", "--card", "12"]) == 2
+    assert "not a Hekata card" in capsys.readouterr().err
+    done = run(["hint", "hekata", "--table", "9 x", "--card", "2"])
+    assert done.returncode == 2 and "not a Hekata card" in done.stderr
+
+
+def test_hint_zodiak_rules_example(capsys: pytest.CaptureFixture[str]) -> None:
+    """RULES 1.3 example: the greedy bot plays `2S 3S 3C 4C` on 2H from 2S 3S 3C 4C 7H 8H."""
+    assert main(["hint", "zodiak", "--top", "2H", "--hand", "2S 3S 3C 4C 7H 8H"]) == 0
+    assert capsys.readouterr().out.strip() == "2S 3S 3C 4C"
+    assert main(["hint", "zodiak", "--top", "2h", "--hand", "2♠ 3s 3C 4c 7H 8H", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"move": "2S 3S 3C 4C", "draw": False}
+
+
+def test_hint_zodiak_declared_and_penalty(capsys: pytest.CaptureFixture[str]) -> None:
+    """RULES 1.4: `--declared` makes the hint follow the suit; `--penalty` allows an ace or the draw."""
+    assert main(["hint", "zodiak", "--top", "8S", "--hand", "2S 9H 10H", "--declared", "H"]) == 0
+    assert capsys.readouterr().out.strip() == "9H 10H"
+    assert main(["hint", "zodiak", "--top", "AH", "--hand", "2H AC 3H", "--penalty", "2"]) == 0
+    assert capsys.readouterr().out.strip() == "AC"
+    assert main(["hint", "zodiak", "--top", "AH", "--hand", "2H 3H", "--penalty", "4"]) == 0
+    assert capsys.readouterr().out.strip() == "draw 4"
+    assert main(["hint", "zodiak", "--top", "AH", "--hand", "KS QS", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"move": "draw", "draw": True}
+
+
+@pytest.mark.parametrize(("args", "reason"), [
+    (["--top", "2H 3H", "--hand", "2S"], "exactly one card"),
+    (["--top", "2H", "--hand", "2H"], "both on the pile and in your hand"),
+    (["--top", "2H", "--hand", "2S 2S"], "twice"),
+    (["--top", "2H", "--hand", "1X"], "not a card"),
+    (["--top", "2H", "--hand", "2S", "--penalty", "3"], "--penalty"),
+    (["--top", "2H", "--hand", "2S", "--declared", "X"], "not a suit"),
+    (["--top", "2H", "--hand", "2S", "--sign", "dragon"], "not a zodiac sign"),
+], ids=["two tops", "top in hand", "twice", "bad card", "odd penalty", "bad suit", "bad sign"])
+def test_hint_zodiak_errors(args: list[str], reason: str,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue: bad hint input is status 2 with a reason a player understands."""
+    assert main(["hint", "zodiak", *args]) == 2
+    assert reason in capsys.readouterr().err
+
+
+# -- sim ---------------------------------------------------------------------------------------
+
+
+def test_sim_zodiak_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue: `sim zodiak --players N --rounds R --bots greedy,random --seed S` reports wins and speed."""
+    args = ["sim", "zodiak", "--players", "4", "--rounds", "6", "--bots", "greedy,random",
+            "--seed", "3"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "6 zodiak rounds, 4 players, seed 3" in out
+    assert "greedy" in out and "random" in out and "rounds per second" in out
+
+
+def test_sim_json_is_deterministic_for_a_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue / DESIGN: the same seed plays the same rounds, so wins and lengths repeat."""
+    outs = []
+    for _ in range(2):
+        assert main(["sim", "hekata", "--players", "2", "--rounds", "3", "--bots",
+                     "greedy,random", "--seed", "11", "--json"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert set(outs[0]) == {"rounds", "wins", "no_winner", "average_length", "rounds_per_second"}
+    assert outs[0]["rounds"] == 3
+    for key in ("wins", "no_winner", "average_length"):
+        assert outs[0][key] == outs[1][key]
+    assert sum(outs[0]["wins"].values()) + outs[0]["no_winner"] == 3
+
+
+@pytest.mark.parametrize(("args", "reason"), [
+    (["zodiak", "--players", "5"], "Zodiak is for 2 to 4 players, not 5"),
+    (["hekata", "--players", "3"], "Hekata is for 2 or 4 players, not 3"),
+    (["zodiak", "--bots", "greedy,clever"], "unknown bot clever"),
+    (["zodiak", "--rounds", "0"], "--rounds must be at least 1"),
+], ids=["zodiak 5", "hekata 3", "bad bot", "no rounds"])
+def test_sim_errors(args: list[str], reason: str) -> None:
+    """Issue: bad sim options exit with status 2 and say why."""
+    done = run(["sim", *args])
+    assert done.returncode == 2 and reason in done.stderr
