@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar
 
 from textual.app import App
@@ -43,6 +44,10 @@ class CardApp(App[str | None]):
         self.defaults = defaults
 
     def on_mount(self) -> None:
+        # A light terminal can ask for a light theme (any Textual theme name).
+        theme = os.environ.get("CARDTUI_THEME")
+        if theme in self.available_themes:
+            self.theme = theme
         if self.session is not None:
             self.play(self.session)
         else:
