@@ -1,0 +1,121 @@
+"""Measure `cardtui serve`: N real `ssh` sessions at once, time to the lobby on screen, memory each.
+
+Run: python benchmarks/bench_serve.py [--sessions 20]
+
+The server is a real `cardtui serve` subprocess on free loopback ports. Each client is the
+OpenSSH binary with a forced pty (80x24); the clock runs from starting ssh until the lobby's
+title arrives in its output, which needs the door, a fresh Python with Textual, and a first
+GET /tables. Memory is the RSS (and PSS) of the server plus every process under it, taken
+while all sessions sit in the lobby, divided by the number of sessions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_ssh import SSH_OPTIONS, descendants, machine, pss_kib, rss_kib
+
+MARKER = "Tables on this server"
+
+
+def free_port() -> int:
+    """Return a TCP port that was free on 127.0.0.1 a moment ago."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def start_server(scratch: Path, sessions: int) -> tuple[asyncio.subprocess.Process, int]:
+    """Start `cardtui serve` admitting sessions from one address and return it with its SSH port."""
+    ssh_port = free_port()
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
+        "--ssh-port", str(ssh_port), "--port", str(free_port()),
+        "--host-key", str(scratch / "host_key"),
+        "--max-sessions", str(sessions + 1), "--sessions-per-address", str(sessions + 1),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        env={**os.environ, "XDG_DATA_HOME": str(scratch)},
+    )
+    assert server.stdout is not None
+    banner = b""
+    while b"Stop with Ctrl-C." not in banner:
+        line = await asyncio.wait_for(server.stdout.readline(), 30)
+        if not line:
+            raise RuntimeError(f"cardtui serve ended early: {banner.decode()}")
+        banner += line
+    return server, ssh_port
+
+
+async def one_session(port: int, user: str) -> tuple[float, asyncio.subprocess.Process]:
+    """Start ssh with a pty and return the seconds until the lobby showed, and the live client."""
+    marker = MARKER.encode()
+    started = time.perf_counter()
+    client = await asyncio.create_subprocess_exec(
+        "/usr/bin/ssh", *SSH_OPTIONS, "-tt", "-p", str(port), f"{user}@127.0.0.1",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    assert client.stdout is not None
+    seen = b""
+    while marker not in seen:
+        chunk = await asyncio.wait_for(client.stdout.read(65536), 120)
+        if not chunk:
+            raise RuntimeError(f"session ended before the lobby; got {seen[-400:]!r}")
+        seen = seen[-len(marker):] + chunk
+    return time.perf_counter() - started, client
+
+
+async def measure(sessions: int) -> None:
+    """Start a server, open one session alone, then all sessions at once, and print figures."""
+    with tempfile.TemporaryDirectory() as scratch:
+        server, port = await start_server(Path(scratch), sessions)
+        idle_rss = rss_kib(server.pid)
+        alone, client = await one_session(port, "warmup")
+        client.kill()
+        await client.wait()
+        await asyncio.sleep(1.0)  # let the warm-up session's process go before counting
+        started = time.perf_counter()
+        results = await asyncio.gather(*(one_session(port, f"p{i}") for i in range(sessions)))
+        wall = time.perf_counter() - started
+        server_rss = rss_kib(server.pid)
+        tree = [server.pid, *descendants(server.pid)]
+        tree_rss = sum(rss_kib(pid) for pid in tree)
+        tree_pss = sum(pss_kib(pid) for pid in tree)
+        for _, client in results:
+            client.kill()
+            await client.wait()
+        server.terminate()
+        await server.wait()
+
+    latencies = sorted(seconds * 1000 for seconds, _ in results)
+    print(f"machine: {machine()}")
+    print(f"{sessions} ssh sessions opened at once against `cardtui serve` (real OpenSSH, pty)")
+    print(f"one session alone first: connect -> lobby on screen {alone * 1000:.0f} ms")
+    print(f"connect -> lobby on screen: median {statistics.median(latencies):.0f} ms, "
+          f"worst {latencies[-1]:.0f} ms, best {latencies[0]:.0f} ms "
+          f"(all {sessions} in {wall:.1f} s)")
+    print(f"memory: server + {len(tree) - 1} processes under it = {tree_rss / 1024:.1f} MiB RSS, "
+          f"{tree_rss / sessions / 1024:.1f} MiB per session; PSS (shared pages split) "
+          f"{tree_pss / 1024:.1f} MiB, {tree_pss / sessions / 1024:.1f} MiB per session")
+    print(f"server process alone: {idle_rss / 1024:.1f} MiB idle, {server_rss / 1024:.1f} MiB "
+          f"with {sessions} sessions")
+
+
+def main() -> None:
+    """Parse the command line and measure."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    asyncio.run(measure(parser.parse_args().sessions))
+
+
+if __name__ == "__main__":
+    main()
