@@ -265,7 +265,7 @@ def positions(min_table: int, max_table: int) -> st.SearchStrategy[tuple[list[in
     )
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(positions(4, 5))
 def test_best_trick_matches_brute_force_on_random_small_tables(position):
     """RULES 2.3: exact, including tie-breaks, against every legal trick of 4-5 table cards."""
@@ -327,8 +327,18 @@ def test_best_trick_is_legal_sorted_and_deterministic_on_large_tables(position):
     assert best_trick(list(reversed(table)), card) == trick
 
 
-def test_a_shorter_long_row_can_win_with_a_richer_low_part():
-    """RULES 2.3: the largest leftover number is not always best: 100 * 21 + 100 < 100 * 20 + 300."""
-    # Cards 2 1 0 9 9 1 1: the fixer {9, 1, 0}... is checked against the full reduction.
-    table, card = [2, 1, 0, 9, 9, 1], 1
-    assert best_trick(table, card).total == best_total_by_fixers(table, card)
+@pytest.mark.parametrize(
+    ("table", "card"),
+    [
+        ([1, 1, 1, 1, 2, 2, 2, 2, 2], 1),  # no small fixer: few kinds of card
+        ([9, 9, 1, 0, 0, 1, 1], 9),  # the 9s must leave the long row
+        ([5, 5, 5, 5, 0, 0, 0, 0, 0], 5),
+        ([9, 1, 9, 1, 9, 1, 8, 2], 8),
+        ([0, 0, 0, 0, 1, 1, 1, 1, 1], 0),
+        ([3, 3, 3, 3, 7, 7, 7, 7, 7], 3),
+    ],
+)
+def test_best_trick_total_matches_every_fixer_on_awkward_tables(table, card):
+    """RULES 2.3: positions where the cheapest fixers do not exist still get the best total."""
+    trick = best_trick(table, card)
+    assert (trick.total if trick else None) == best_total_by_fixers(table, card)
