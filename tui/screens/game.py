@@ -73,7 +73,6 @@ class GameScreen(Screen[None]):
         self.last_move: Move | None = None
         self.sent = False
         self.match_over = False
-        self.idle = asyncio.Event()
         self._last_shown = 0.0
         self.log_lines: list[str] = []
 
@@ -136,12 +135,9 @@ class GameScreen(Screen[None]):
         await self.session.start()
         async for event in self.session.events():
             await self.show_event(event)
-            if self.session.queue.empty():
-                self.idle.set()
 
     async def show_event(self, event: Event) -> None:
         """Update the screen for one event; round and match ends wait for the player."""
-        self.idle.clear()
         if isinstance(event, MatchStarted):
             self.seats, self.my_seat, self.target = event.seats, event.my_seat, event.target
             self.scores = event.scores

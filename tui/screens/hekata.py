@@ -105,10 +105,11 @@ class HekataScreen(GameScreen):
             name = self.seats[view.turn].name if view.turn is not None and self.seats else "?"
             self.set_status(f"{name} to move…" if not self.sent else "Sent…")
         elif self.takers:
-            self.set_status("Your turn: ⏎ lays the card under the cursor; • marks cards that"
-                            " take a trick.")
+            dot = "*" if self.ascii_only else "•"
+            self.set_status(f"Your turn: enter lays the card under the cursor; {dot} marks cards"
+                            " that take a trick.")
         else:
-            self.set_status("Your turn: ⏎ lays the card under the cursor (none takes a trick).")
+            self.set_status("Your turn: enter lays the card under the cursor (none takes a trick).")
 
     # -- actions ------------------------------------------------------------
 

@@ -14,22 +14,38 @@ from textual.widgets import Footer, Markdown
 RULES = Path(__file__).resolve().parent.parent / "RULES.md"
 
 KEYS = """\
-## Keys
+## Keys: Zodiak
 
-| key | Zodiak | Hekata |
-|---|---|---|
-| ← → ↑ ↓ | move the cursor in your hand | move the cursor (hand, or table cards in the builder) |
-| space | add the card to your run, or take it out | choose the card to lay |
-| enter | play the run (or the card under the cursor) | lay the card / take the trick built |
-| d | draw (the whole penalty when aces are pending) | |
-| h | select the run the greedy bot would play | fill in the best trick |
-| escape | clear the run | put the card back |
-| PgUp PgDn | scroll the log | scroll the log |
-| ? | this help | this help |
-| q | quit (the match is saved; `cardtui play --resume`) | the same |
+| key | what it does |
+|---|---|
+| arrows | move the cursor in your hand |
+| space | add the card under the cursor to your run, or take it out |
+| enter | play the run (with no run: the card under the cursor; with nothing playable: draw) |
+| d | draw (the whole penalty when aces are pending) |
+| h | select the run the greedy bot would play |
+| escape | clear the run |
+| click | add a card to the run, or take it out |
 
-A `•` under a card: you may start a run with it now. The card with a heavy edge and
-`▼` is the cursor; numbers above cards are the order of the run you are building.
+A `•` under a card: you may start a run with it now. The heavy-edged card under `▼`
+is the cursor; the numbers above cards are the order of the run you are building.
+A lone eight asks for the suit it declares.
+
+## Keys: Hekata
+
+| key | what it does |
+|---|---|
+| arrows | move the cursor in your hand |
+| enter or space | lay the card under the cursor; a card marked `•` opens the trick builder |
+| h | choose the best card and fill in its best trick |
+| in the builder | space adds a card to the row, n starts a row, s shifts a lone card left, t takes the trick, escape lays the card without a trick, b goes back to your hand |
+
+## Everywhere
+
+| key | what it does |
+|---|---|
+| PgUp PgDn | scroll the log |
+| ? | this help (escape closes it) |
+| q | quit; the match is saved and `cardtui play --resume` continues it |
 """
 
 

@@ -100,6 +100,8 @@ class StartScreen(Screen[None]):
         # An open drop-down takes enter for itself.
         if action == "play":
             return not any(s.expanded for s in self.query(Select))
+        if action == "resume":
+            return save_path().exists()
         return True
 
     def action_play(self) -> None:
