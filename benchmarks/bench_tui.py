@@ -128,6 +128,32 @@ def key_latency(command: list[str], keys: int) -> list[float]:
     return samples
 
 
+def select_latency(command: list[str], keys: int) -> list[float]:
+    """Milliseconds from writing space until the run line appears (or goes), per key."""
+    term = Terminal(command)
+    samples = []
+    try:
+        term.wait_for(lambda t: "Your turn" in t.text() and cursor_column(t) is not None)
+        for i in range(keys):
+            want = i % 2 == 0  # space selects, the next space takes the card back out
+            sent = term.send(b" ")
+            seen = term.wait_for(lambda t, w=want: ("Run:" in t.text()) == w)
+            samples.append((seen - sent) * 1000)
+            while term.pump(0.02):
+                pass
+    finally:
+        term.close()
+    return samples
+
+
+def report(label: str, ms: list[float]) -> None:
+    """Print the median, 90th percentile and worst of `ms`."""
+    ms = sorted(ms)
+    p90 = ms[max(0, int(len(ms) * 0.9) - 1)]
+    print(f"{label}: median {statistics.median(ms):.1f} ms, p90 {p90:.1f} ms,"
+          f" max {max(ms):.1f} ms ({len(ms)} keys)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="start-ups to time")
@@ -147,11 +173,10 @@ def main() -> int:
     for game in ("zodiak", "hekata"):
         command = [exe, "play", game, "--seed", "3", "--speed", "0", "--sign", "leo",
                    "--name", "Me"]
-        ms = key_latency(command, args.keys)
-        ms.sort()
-        p90 = ms[int(len(ms) * 0.9) - 1]
-        print(f"{game}: key (→) to updated screen: median {statistics.median(ms):.1f} ms,"
-              f" p90 {p90:.1f} ms, max {max(ms):.1f} ms ({len(ms)} keys)")
+        report(f"{game}: key (→ moves the cursor) to updated screen",
+               key_latency(command, args.keys))
+    report("zodiak: key (space selects, the run is checked) to updated screen",
+           select_latency(base, args.keys))
     return 0
 
 
