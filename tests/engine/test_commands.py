@@ -1,4 +1,5 @@
-"""`cardtui replay`, `hint` and `sim` through `tui.cli.main` and as real processes (exit statuses)."""
+"""`cardtui replay`, `hint` and `sim` through `tui.cli.main` and as real processes
+(exit statuses)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def test_replay_example_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_replay_illegal_move_text(capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: an illegal move prints `move N (seat S): illegal: REASON`, the state before; status 1."""
+    """RECORDS.md: an illegal move prints `move N (seat S): illegal: REASON`, the state before;
+    status 1."""
     assert main(["replay", str(ILLEGAL)]) == 1
     out = capsys.readouterr().out
     assert "move 2 (seat 1): illegal: 9D does not match 4C: same suit or same rank" in out
@@ -153,7 +155,8 @@ def test_hint_zodiak_rules_example(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_hint_zodiak_declared_and_penalty(capsys: pytest.CaptureFixture[str]) -> None:
-    """RULES 1.4: `--declared` makes the hint follow the suit; `--penalty` allows an ace or the draw."""
+    """RULES 1.4: `--declared` makes the hint follow the suit; `--penalty` allows an ace or the
+    draw."""
     assert main(["hint", "zodiak", "--top", "8S", "--hand", "2S 9H 10H", "--declared", "H"]) == 0
     assert capsys.readouterr().out.strip() == "9H 10H"
     assert main(["hint", "zodiak", "--top", "AH", "--hand", "2H AC 3H", "--penalty", "2"]) == 0
@@ -184,7 +187,8 @@ def test_hint_zodiak_errors(args: list[str], reason: str,
 
 
 def test_sim_zodiak_text(capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue: `sim zodiak --players N --rounds R --bots greedy,random --seed S` reports wins and speed."""
+    """Issue: `sim zodiak --players N --rounds R --bots greedy,random --seed S` reports wins and
+    speed."""
     args = ["sim", "zodiak", "--players", "4", "--rounds", "6", "--bots", "greedy,random",
             "--seed", "3"]
     assert main(args) == 0

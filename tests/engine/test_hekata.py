@@ -1,4 +1,5 @@
-"""Hekata deals, RULES.md section 2: seats and teams, turns, tricks through the deal, scoring, the end.
+"""Hekata deals, RULES.md section 2: seats and teams, turns, tricks through the deal, scoring, the
+end.
 
 The trick notation and search themselves are tested in test_tricks.py; here every
 trick goes through `HekataDeal`, the way a seat plays it.
@@ -118,7 +119,8 @@ def test_taking_is_optional() -> None:
 
 
 def test_take_one_trick_containing_the_card_just_laid() -> None:
-    """RULES 2.2/2.3: the trick holds the card just laid and table cards; the team scores the total."""
+    """RULES 2.2/2.3: the trick holds the card just laid and table cards; the team
+    scores the total."""
     deal = make(["2 7", "4 1", "6 6", "0 5"], "3 5 9 8 1")
     effect = deal.push(move("2: 5398 + 2"))
     assert effect.total == 5400 and sorted(effect.taken) == [3, 5, 8, 9]
@@ -129,7 +131,8 @@ def test_take_one_trick_containing_the_card_just_laid() -> None:
 
 
 def test_sweep_leaves_an_empty_table_where_no_trick_can_be_taken() -> None:
-    """RULES 2.2: after a trick takes every card, the next player plays on an empty table, no trick."""
+    """RULES 2.2: after a trick takes every card, the next player plays on an empty
+    table, no trick."""
     deal = make(["2 7", "8 2", "6 6", "0 5"], "9 8")
     deal.push(move("2: 98 + 2"))
     assert deal.table == []
@@ -171,7 +174,8 @@ EXAMPLES = [
                          ids=[e[2] for e in EXAMPLES])
 def test_rules_examples_through_a_deal(table: str, card: int, trick: str, total: int,
                                        left: str) -> None:
-    """RULES 2.3: every example of the original scores its total and leaves the rest on the table."""
+    """RULES 2.3: every example of the original scores its total and leaves the rest
+    on the table."""
     deal = make([f"{card} 1", "4", "6", "5"], table)
     effect = deal.push(HekataMove(card, parse_trick(trick)))
     assert effect.total == total and deal.scores == [total, 0]
@@ -190,7 +194,8 @@ def test_rules_examples_through_a_deal(table: str, card: int, trick: str, total:
     ("5 5", 5, "5 + 5 + 5"),      # 15
 ])
 def test_tricks_that_break_rules_2_3(table: str, card: int, trick: str) -> None:
-    """RULES 2.3 [decisions]: no leading 0 in a row of 2+, units and tens hold cards, sums to 100s."""
+    """RULES 2.3 [decisions]: no leading 0 in a row of 2+, units and tens hold cards,
+    sums to 100s."""
     deal = make([f"{card} 1", "4", "6", "5"], table)
     try:
         parsed = parse_trick(trick)
@@ -270,7 +275,8 @@ def test_two_player_deal_six_each_then_table_then_stock() -> None:
 
 
 def test_two_players_draw_after_each_play_then_play_out() -> None:
-    """RULES 2.5: after laying (and perhaps taking) a player draws one card while the stock lasts."""
+    """RULES 2.5: after laying (and perhaps taking) a player draws one card while the
+    stock lasts."""
     deal = make(["1 2", "3 4"], "9 8", "5 6 7")
     effect = deal.push(move("2: 98 + 2"))
     assert effect.drawn == (5,) and deal.hands[0] == [1, 5] and deal.scores == [100, 0]

@@ -1,4 +1,5 @@
-"""Game records exactly as RECORDS.md says: reading, writing, replaying, the JSON state, and garbage."""
+"""Game records exactly as RECORDS.md says: reading, writing, replaying, the JSON state, and
+garbage."""
 
 from __future__ import annotations
 
@@ -121,7 +122,8 @@ def test_sample_invalid_record() -> None:
 
 
 def test_zodiak_state_keys_exactly() -> None:
-    """RECORDS.md: the Zodiak state holds exactly the common fields plus top/declared/penalty/stock/pile."""
+    """RECORDS.md: the Zodiak state holds exactly the common fields plus
+    top/declared/penalty/stock/pile."""
     out = replay(zodiak(["2H 9S", "3H 9D"], "5H", "6D", []))
     assert set(out["state"]) == ZODIAK_KEYS
     assert set(out) == {"ok", "applied", "error", "state"}
@@ -135,7 +137,8 @@ def test_hands_are_in_received_order() -> None:
 
 
 def test_winner_is_null_until_the_going_out_penalty_is_drawn() -> None:
-    """RECORDS.md / RULES 1.6: after going out with an ace, round_over and winner wait for the draw."""
+    """RECORDS.md / RULES 1.6: after going out with an ace, round_over and winner wait
+    for the draw."""
     data = zodiak(["AH", "KD 9S"], "2H", "4D 5D 6D", [P(0, "AH")])
     state = replay(data)["state"]
     assert state["round_over"] is False and state["winner"] is None
@@ -149,7 +152,8 @@ def test_winner_is_null_until_the_going_out_penalty_is_drawn() -> None:
 
 
 def test_scores_carry_the_match_scores_before_the_round() -> None:
-    """RECORDS.md: `scores` are the match scores before the round; a round's points add at its end."""
+    """RECORDS.md: `scores` are the match scores before the round; a round's points add
+    at its end."""
     data = zodiak(["3H", "KD 9S", "2C"], "2H", "4D", [P(0, "3H")])
     data["scores"] = [10, 20, 30]
     assert replay(data)["state"]["scores"] == [13, 20, 30]
@@ -172,7 +176,8 @@ def test_moves_after_the_round_are_illegal() -> None:
 
 
 def test_declared_and_penalty_fields() -> None:
-    """RECORDS.md: `declared` is a suit letter while declared; `penalty` is what the mover must draw."""
+    """RECORDS.md: `declared` is a suit letter while declared; `penalty` is what the mover must
+    draw."""
     state = replay(zodiak(["8S 2C", "AS 9D 3D", "AH 4C"], "2H", "5D 6D 7D 9C 10C",
                           [P(0, "8S/C"), D(1)]))["state"]
     assert state["declared"] == "C" and state["penalty"] == 0 and state["turn"] == 2
@@ -195,20 +200,23 @@ def test_recorded_reshuffle_order_is_used() -> None:
 
 
 def test_reshuffle_without_recorded_order_is_bottom_first() -> None:
-    """RECORDS.md: with no order left, the new stock is the pile's cards bottom first, unshuffled."""
+    """RECORDS.md: with no order left, the new stock is the pile's cards bottom first,
+    unshuffled."""
     state = replay(zodiak(["KS 9C", "QC 9D"], "3H 4H 5H", "", [D(0), D(1)]))["state"]
     assert state["hands"] == [["KS", "9C", "3H"], ["QC", "9D", "4H"]]
 
 
 def test_wrong_reshuffle_order_is_an_invalid_record() -> None:
-    """RECORDS.md: a reshuffle that is not exactly the pile under its top makes the record invalid."""
+    """RECORDS.md: a reshuffle that is not exactly the pile under its top makes the
+    record invalid."""
     data = zodiak(["KS 9C", "QC 9D"], "3H 4H 5H", "", [D(0)], reshuffles=[["4H", "6S"]])
     with pytest.raises(RecordError, match="reshuffles"):
         Record.loads(json.dumps(data)).replay()
 
 
 def test_written_record_round_trips_with_reshuffles() -> None:
-    """RECORDS.md: a record the engine writes (with its reshuffles) loads and replays to the same end."""
+    """RECORDS.md: a record the engine writes (with its reshuffles) loads and replays to the same
+    end."""
     import random
 
     rng = random.Random(7)
@@ -328,7 +336,8 @@ def test_hekata_state_fields() -> None:
 
 
 def test_hekata_team_scores_and_laid_order() -> None:
-    """RECORDS.md / RULES 2.1: team 0 is seats 0 and 2; the table keeps the order cards were laid."""
+    """RECORDS.md / RULES 2.1: team 0 is seats 0 and 2; the table keeps the order
+    cards were laid."""
     data = hekata(["1 7", "5", "2", "3"], "9 8", "", [P(0, "1"), P(1, "5"), P(2, "2", "98 + 2")])
     state = replay(data)["state"]
     assert state["scores"] == [100, 0] and state["table"] == ["1", "5"]
@@ -356,7 +365,8 @@ def test_hekata_winner_at_the_moment_of_10000() -> None:
 
 
 def test_hekata_round_over_when_every_card_is_played() -> None:
-    """RECORDS.md: a Hekata deal is over when every card has been played; leftovers score nothing."""
+    """RECORDS.md: a Hekata deal is over when every card has been played; leftovers
+    score nothing."""
     data = hekata(["1", "2", "3", "4"], "", "", [P(0, "1"), P(1, "2"), P(2, "3"), P(3, "4")])
     state = replay(data)["state"]
     assert state["round_over"] is True and state["turn"] is None and state["winner"] is None
@@ -378,13 +388,15 @@ HEKATA_INVALID: list[tuple[str, dict[str, Any], str]] = [
 @pytest.mark.parametrize(("what", "data", "message"), HEKATA_INVALID,
                          ids=[i[0] for i in HEKATA_INVALID])
 def test_hekata_invalid_records(what: str, data: dict[str, Any], message: str) -> None:
-    """RECORDS.md: a Hekata file that is not a valid record raises RecordError saying what is wrong."""
+    """RECORDS.md: a Hekata file that is not a valid record raises RecordError saying
+    what is wrong."""
     with pytest.raises(RecordError, match=message):
         Record.loads(json.dumps(data))
 
 
 def test_hekata_illegal_tricks_are_illegal_moves() -> None:
-    """RECORDS.md / RULES 2.2-2.3: a trick that does not add up, or on an empty table, is illegal."""
+    """RECORDS.md / RULES 2.2-2.3: a trick that does not add up, or on an empty table,
+    is illegal."""
     out = replay(hekata(["2 7", "4 1", "6 6", "0 5"], "3 5 9 8", "", [P(0, "2", "98 + 3")]))
     assert out["error"]["move"] == 1 and out["applied"] == 0
     out = replay(hekata(["2 7", "4", "6", "0"], "", "", [P(0, "2", "98 + 2")]))
@@ -460,7 +472,8 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 3), st.data())
 def test_fuzz_mutated_valid_records(which: int, data: st.DataObject) -> None:
-    """RECORDS.md: a valid record with one value replaced or removed is valid, invalid or illegal: never a crash."""
+    """RECORDS.md: a valid record with one value replaced or removed is valid, invalid or illegal:
+    never a crash."""
     record = copy.deepcopy(_valid_records()[which])
     for _ in range(data.draw(st.integers(1, 3))):
         paths = _paths(record)[1:]

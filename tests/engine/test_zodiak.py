@@ -69,7 +69,8 @@ def test_sign_table() -> None:
 
 def test_shared_signs_are_special_for_both() -> None:
     """RULES 1.1 [decision]: two players may share a sign; the card is special for both."""
-    state = make(["KC 2C", "5C 6D", "9C"], "3C", "2D 3D 4D 5D 6H 7H 8S 9S 10S", ["leo", "leo", "virgo"])
+    state = make(["KC 2C", "5C 6D", "9C"], "3C", "2D 3D 4D 5D 6H 7H 8S 9S 10S",
+                 ["leo", "leo", "virgo"])
     assert state.zodiac_card(0) == state.zodiac_card(1) == C("KC")
     play(state, "KC")
     assert state.turn == 1 and state.penalty == 7
@@ -83,7 +84,8 @@ def test_shared_signs_are_special_for_both() -> None:
 
 
 def test_zodiac_card_is_ordinary_for_others() -> None:
-    """RULES 1.1: a zodiac card is special only for its owner(s); for everyone else it is ordinary."""
+    """RULES 1.1: a zodiac card is special only for its owner(s); for everyone else it
+    is ordinary."""
     state = make(["KC 2C", "5C 6D"], "3C", "2D 3D", ["virgo", "leo"])
     play(state, "KC")  # seat 0 is Virgo: KC is Leo's card
     assert state.penalty == 0 and state.turn == 1
@@ -124,7 +126,8 @@ def test_player_after_the_dealer_starts(players: int, dealer: int) -> None:
 
 
 def test_first_dealer_is_an_input_and_the_deal_passes_clockwise() -> None:
-    """RULES 1.2 [decision]: the first dealer (drawn at random by the caller) passes the deal clockwise."""
+    """RULES 1.2 [decision]: the first dealer (drawn at random by the caller) passes the deal
+    clockwise."""
     from engine.match import Match
 
     match = Match("zodiak", 3, ("aries", "leo", "virgo"), dealer=2)
@@ -315,7 +318,8 @@ def test_aces_stack_two_four_six() -> None:
 
 
 def test_penalty_only_ace_alone_or_draw_all() -> None:
-    """RULES 1.4 [decision]: facing a penalty the only choices are an ace alone or drawing it all."""
+    """RULES 1.4 [decision]: facing a penalty the only choices are an ace alone or
+    drawing it all."""
     state = make(["AH 3C", "AS 2S 2H 8H 9H", "QS"], "2H", "4D 5D 6D")
     play(state, "AH")
     for text in ("2H", "9H", "8H/S", "AS 2S"):
@@ -362,7 +366,8 @@ def test_zodiac_card_is_not_wild() -> None:
 
 
 def test_reshuffle_pile_under_top_into_stock() -> None:
-    """RULES 1.5 / RECORDS: an empty stock takes the pile under its top; unrecorded order is bottom first."""
+    """RULES 1.5 / RECORDS: an empty stock takes the pile under its top; unrecorded order is bottom
+    first."""
     state = make(["KD", "QC"], "3H 4H 5H", "")
     effect = state.push(Draw())
     assert effect.drawn == (C("3H"),) and effect.reshuffles == 1
@@ -457,7 +462,8 @@ def test_going_out_aces_answer_aces() -> None:
 
 
 def test_going_out_with_own_zodiac_card() -> None:
-    """RULES 1.6: going out with one's own zodiac card alone: the next draws 7, then the round ends."""
+    """RULES 1.6: going out with one's own zodiac card alone: the next draws 7, then the
+    round ends."""
     state = make(["JC", "KD 9S"], "2C", "2D 3D 4D 5D 6D 7D 9D", ["aries", "leo"])
     play(state, "JC")
     assert not state.round_over
@@ -496,7 +502,8 @@ def test_penalty_nobody_can_draw_ends_the_round() -> None:
 
 
 def test_two_players_answering_ace_passes_penalty_back_to_self() -> None:
-    """RULES 1.6 [decision]: with two players and the other out, an answering ace skips to oneself."""
+    """RULES 1.6 [decision]: with two players and the other out, an answering ace skips
+    to oneself."""
     state = make(["AH", "AS 9S"], "2H", "4D 5D 6D 7D")
     play(state, "AH")
     play(state, "AS")
@@ -541,7 +548,8 @@ def test_view_hides_other_hands_and_the_stock() -> None:
 
 
 def test_view_validates_moves_with_the_same_code() -> None:
-    """DESIGN/RULES 1.7: a seat's view accepts the legal move of another seat and rejects impossible ones."""
+    """DESIGN/RULES 1.7: a seat's view accepts the legal move of another seat and rejects impossible
+    ones."""
     state = make(["2H 3C", "4D 5S 6S", "7C"], "9H", "10S JS QS")
     view = state.view(2)
     view.check(Run.parse("2H"))
