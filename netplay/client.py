@@ -1,9 +1,12 @@
-"""A seat at a networked table, as a `GameSession`: it validates every move the host broadcasts.
+"""A seat at a networked table, as a `GameSession`: it checks everything the host says.
 
-The client keeps its own view of the round, built from the public deal and
-its sealed hand, and applies a broadcast move only after its own engine
-accepts it. A host that sends an illegal move is named and no longer trusted.
-The connection comes back by itself after a loss, with the seat's secret token.
+The client follows the host's signed chain of each round (netplay/transcript.py), takes its
+part in every shuffle (commit, then reveal its nonce), opens its cards against the dealer's
+commitments as they arrive, checks every card played face up, validates every move with its own
+engine, and at the end of the round audits the whole deal (netplay/audit.py) and replays it
+with the revealed decks. A host that sends an illegal move is named and no longer trusted; any
+failed check is shown at once and in the round's verdict. The connection comes back by itself
+after a loss, with the seat's secret token, keys and nonces kept in a small file.
 """
 
 from __future__ import annotations
@@ -16,29 +19,73 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from nacl.public import PrivateKey
 
-from engine.errors import IllegalMove
+from engine import hekata, zodiak
+from engine.errors import IllegalMove, RecordError
 from engine.match import Round
-from netplay.protocol import pack, parse_move, unpack, unseal, view_from_deal
+from netplay.fairness import (
+    DEALER,
+    RELAY,
+    TABLE,
+    CardOpening,
+    Failure,
+    FairnessError,
+    Identity,
+    PublicIdentity,
+    RoundAudit,
+    SignedMessage,
+    TranscriptChain,
+    new_secret,
+    nonce_commitment,
+    open_card,
+    shuffle_order,
+    verify_message,
+)
+from netplay.protocol import (
+    HOST_SENDER,
+    ChainHead,
+    canonical_deck,
+    card_of,
+    chain_room,
+    deal_layout,
+    draw_positions,
+    inner,
+    nonce_sender,
+    pack,
+    parse_move,
+    played_cards,
+    public_identity,
+    unpack,
+)
 from netplay.relay_client import RelayClosed, RelayConnection, RelayRefused
 from netplay.session import (
-    GameSession, MatchEnded, MatchStarted, Move, MoveMade, Notice, RoundEnded, RoundStarted,
-    SeatInfo, SeatsChanged,
+    GameSession,
+    MatchEnded,
+    MatchStarted,
+    Move,
+    MoveMade,
+    Notice,
+    RoundEnded,
+    RoundStarted,
+    SeatInfo,
+    SeatsChanged,
 )
-from netplay.wire import ProtocolError, field as get_field
+from netplay.wire import ProtocolError
+from netplay.wire import field as get_field
 
 log = logging.getLogger("cardtui.client")
 BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
+SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has
 
 
 @dataclass
 class SeatIdentity:
-    """What lets a seat come back: its secret token and its private key, kept in a small file."""
+    """What lets a seat come back: its token, its key seed and its nonces, in a small file."""
 
     token: bytes | None = None
-    key: PrivateKey = field(default_factory=PrivateKey.generate)
+    key: Identity = field(default_factory=Identity.generate)
+    nonces: dict[str, str] = field(default_factory=dict)  # "round/epoch" -> hex
 
     @classmethod
     def load(cls, path: Path | None) -> SeatIdentity:
@@ -47,8 +94,8 @@ class SeatIdentity:
             try:
                 data = json.loads(path.read_text())
                 return cls(bytes.fromhex(data["token"]) if data.get("token") else None,
-                           PrivateKey(bytes.fromhex(data["key"])))
-            except (ValueError, KeyError, TypeError):
+                           Identity(bytes.fromhex(data["key"])), dict(data.get("nonces", {})))
+            except (ValueError, KeyError, TypeError, FairnessError):
                 log.warning("ignoring unreadable seat file %s", path)
         return cls()
 
@@ -58,8 +105,82 @@ class SeatIdentity:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"token": self.token.hex() if self.token else None,
-                                    "key": bytes(self.key).hex()}))
+                                    "key": self.key.seed.hex(), "nonces": self.nonces}))
         path.chmod(0o600)
+
+
+@dataclass
+class OpenShuffle:
+    """A shuffle waiting for nonces: which seats take part, which must still commit."""
+
+    epoch: int
+    seats: list[int]
+    missing: list[int]
+    reveal_open: bool
+
+
+class RoundLedger:
+    """One round's dealing as this client saw it: the audit, the decks, its own cards, the moves."""
+
+    def __init__(self, game: str, table: str, number: int, seat: int | None) -> None:
+        self.game, self.table, self.number, self.seat = game, table, number, seat
+        self.audit = RoundAudit(table, number, SPECTATOR if seat is None else seat)
+        self.canonical: dict[int, list[str]] = {}
+        self.nonces: dict[int, dict[int, bytes]] = {}
+        self.committed: dict[int, set[int]] = {}
+        self.mine: list[CardOpening] = []  # openings of this seat's cards not yet played
+        self.moves: list[tuple[int, Move]] = []
+        self.start: tuple[int, list[int], list[str], int] | None = None
+        self.failures: list[Failure] = []
+        self.open: OpenShuffle | None = None
+        self.ended = False
+
+    def sizes(self) -> list[int]:
+        """The size of each committed deck, by epoch."""
+        return [len(self.canonical.get(e, ())) for e in range(max(self.canonical, default=-1) + 1)]
+
+    def verdict(self, seeds: list[Any], scores: list[int]) -> list[Failure]:
+        """Check every revealed seed, audit the round and replay it; return what failed."""
+        for epoch, seed in enumerate(seeds):
+            try:
+                self.audit.seed_revealed(epoch, seed)
+            except FairnessError:
+                pass  # kept by the audit for its report
+        failures = list(self.failures) + list(self.audit.verify().failures)
+        if not failures:
+            problem = self.replay(seeds, scores)
+            if problem:
+                failures.append(Failure(DEALER, problem))
+        return list(dict.fromkeys(failures))
+
+    def replay(self, seeds: list[bytes], scores: list[int]) -> str | None:
+        """Replay the round with the engine from the revealed decks; say what disagrees, if any."""
+        try:
+            decks = []
+            for epoch in range(len(self.canonical)):
+                canonical = self.canonical[epoch]
+                nonces = [n for _, n in sorted(self.nonces.get(epoch, {}).items())]
+                order = shuffle_order(seeds[epoch], nonces, len(canonical))
+                decks.append([card_of(self.game, canonical[i]) for i in order])
+            assert self.start is not None
+            dealer, start_scores, signs, players = self.start
+            state: Round
+            if self.game == "zodiak":
+                state = zodiak.ZodiakRound.deal(decks[0], signs, dealer, start_scores)
+                state.reshuffles = decks[1:]
+            else:
+                state = hekata.HekataDeal.deal(decks[0], players, dealer, start_scores)
+            for number, (seat, move) in enumerate(self.moves):
+                if state.turn != seat:
+                    return f"replaying the revealed deck, move {number} was not seat {seat}'s"
+                state.push(move)
+        except (IllegalMove, RecordError, FairnessError, IndexError, KeyError,
+                AssertionError) as exc:
+            return f"replaying the round with the revealed deck failed: {exc}"
+        if not state.round_over or list(state.scores) != list(scores):
+            return (f"replaying the revealed deck ends with scores {list(state.scores)},"
+                    f" not {list(scores)}")
+        return None
 
 
 @dataclass
@@ -82,6 +203,18 @@ class RemoteSession(GameSession):
     trusted: bool = True
     result: dict[str, Any] | None = None
     moves_seen: int = 0
+    table: str = ""
+    host_id: PublicIdentity | None = None
+    ids: list[PublicIdentity | None] = field(default_factory=list)
+    chain: TranscriptChain | None = None
+    chain_no: int = -1
+    phase: str = "marker"  # marker: waiting for a resync; catchup: replaying; live
+    ledger: RoundLedger | None = None
+    failures: list[str] = field(default_factory=list)
+    verdicts: list[str] = field(default_factory=list)
+    _heads: dict[str, ChainHead] = field(default_factory=dict)
+    _sent: set[tuple[str, int, int]] = field(default_factory=set)
+    _out: list[bytes] = field(default_factory=list)
     _conn: RelayConnection | None = None
     _http: aiohttp.ClientSession | None = None
     _task: asyncio.Task | None = None
@@ -105,15 +238,20 @@ class RemoteSession(GameSession):
         assert self._http is not None
         self._conn = await RelayConnection.enter(self.url, self.room, session=self._http)
         self.room = self._conn.room
-        join: dict[str, Any] = {"name": self.name, "box": bytes(self.identity.key.public_key),
-                                "watch": self.watch}
+        await self._send_join()
+
+    async def _send_join(self) -> None:
+        join: dict[str, Any] = {"name": self.name, "id": self.identity.key.public.to_bytes(),
+                                "watch": self.watch, "c": self.chain_no,
+                                "n": self.chain.count if self.chain else 0}
         if self.sign:
             join["sign"] = self.sign
         if self.identity.token:
             join["token"] = self.identity.token
         if self.owner:
             join["owner"] = self.owner
-        await self._conn.send(pack("join", **join))
+        self.phase, self._sent = "marker", set()
+        await self._send(pack("join", **join))
 
     async def _run(self) -> None:
         delay = BACKOFF_START
@@ -151,33 +289,118 @@ class RemoteSession(GameSession):
                 self._on_game_message(unpack(msg.get("body")))
             except ProtocolError as exc:
                 self.emit(Notice(f"the host sent a bad message: {exc.message}", "error"))
+            outgoing, self._out = self._out, []
+            for body in outgoing:
+                await self._send(body)
         elif kind == "host_away":
             self.emit(Notice("the host is away; waiting for it to come back", "warning"))
         elif kind == "host_back":
             self.emit(Notice("the host is back"))
-            await self._send(pack("sync"))
+            await self._send_join()
         elif kind == "error":
             self.emit(Notice(f"relay: {msg.get('message')}", "error"))
 
     def _on_game_message(self, msg: dict[str, Any]) -> None:
-        handler = {
-            "welcome": self._on_welcome, "lobby": self._on_lobby, "deal": self._on_deal,
-            "moved": self._on_moved, "round_end": self._on_round_end,
-            "match_end": self._on_match_end, "chat": self._on_chat, "error": self._on_error,
-        }.get(msg["t"])
+        handler = {"welcome": self._on_welcome, "resync": self._on_resync,
+                   "synced": self._on_synced, "s": self._on_signed,
+                   "error": self._on_error}.get(msg["t"])
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
         handler(msg)
+
+    # -- the chain ---------------------------------------------------------------
 
     def _on_welcome(self, msg: dict[str, Any]) -> None:
         self.my_seat = get_field(msg, "seat", int, optional=True)
         token = get_field(msg, "token", bytes, optional=True)
         self.game = get_field(msg, "game", str)
         self.target = get_field(msg, "target", int)
+        host = public_identity(msg.get("host"))
+        if self.host_id is not None and host != self.host_id:
+            self._fault(FairnessError(DEALER, "the host now signs with another key"))
+        self.table, self.host_id = get_field(msg, "table", str), host
+        self.ids = [public_identity(i) if i is not None else None
+                    for i in get_field(msg, "ids", list)]
         if token:
             self.identity.token = token
             self.identity.save(self.identity_path)
         self._welcome.set()
+
+    def _on_resync(self, msg: dict[str, Any]) -> None:
+        chain, start = get_field(msg, "c", int), get_field(msg, "n", int)
+        if self.chain is None or chain != self.chain_no or start != self.chain.count:
+            if self.ledger is not None and self.ledger.number >= chain:
+                self.ledger = None  # the round is sent again from its start
+            self._begin_chain(chain)
+        self.phase = "catchup"
+
+    def _on_synced(self, msg: dict[str, Any]) -> None:
+        self.phase = "live"
+        self._duties()
+
+    def _begin_chain(self, number: int) -> None:
+        assert self.host_id is not None
+        keys: dict[int | str, PublicIdentity] = {HOST_SENDER: self.host_id}
+        for seat, public in enumerate(self.ids):
+            if public is not None:
+                keys[seat] = keys[nonce_sender(seat)] = public
+        room = chain_room(self.table, number)
+        self.chain, self.chain_no = TranscriptChain(room, keys), number
+        if self.my_seat is not None:
+            self._heads = {"move": ChainHead.start(room, self.my_seat),
+                           "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
+
+    def _on_signed(self, msg: dict[str, Any]) -> None:
+        if self.phase == "marker" or self.chain is None:
+            return  # frames from before our join or sync: the resync sends them again
+        chain = get_field(msg, "c", int)
+        try:
+            if chain < self.chain_no:
+                raise FairnessError(RELAY, f"a message of round {chain} was replayed")
+            if chain > self.chain_no:
+                if self.ledger is not None and not self.ledger.ended:
+                    raise FairnessError(RELAY, f"the end of round {self.chain_no} was dropped")
+                self._begin_chain(chain)
+            payload = self.chain.append(HOST_SENDER, msg.get("m"))
+        except FairnessError as exc:
+            self._fault(exc)
+            self.phase = "marker"  # ask again from the last good message
+            self._out.append(pack("sync", c=self.chain_no, n=self.chain.count))
+            return
+        try:
+            self._on_host_message(inner(payload))
+        except FairnessError as exc:
+            self._fault(exc)
+        if self.phase == "live":
+            self._duties()
+
+    def _fault(self, exc: FairnessError) -> None:
+        """Show a failed check now and keep it for the round's verdict."""
+        failure = Failure(exc.blamed, exc.reason)
+        if self.ledger is not None and not self.ledger.ended:
+            self.ledger.failures.append(failure)
+        else:
+            self.failures.append(str(failure))
+        self.emit(Notice(f"check failed: {failure}", "error"))
+
+    def _check(self, action: Any, *args: Any) -> bool:
+        try:
+            action(*args)
+        except FairnessError as exc:
+            self._fault(exc)
+            return False
+        return True
+
+    def _on_host_message(self, msg: dict[str, Any]) -> None:
+        handler = {
+            "lobby": self._on_lobby, "chat": self._on_chat, "shuffle": self._on_shuffle,
+            "reveal": self._on_reveal, "fwd": self._on_fwd, "deck": self._on_deck,
+            "deal": self._on_deal, "moved": self._on_moved, "round_end": self._on_round_end,
+            "match_end": self._on_match_end,
+        }.get(msg["t"])
+        if handler is None:
+            raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
+        handler(msg)
 
     def _on_lobby(self, msg: dict[str, Any]) -> None:
         seats = []
@@ -186,77 +409,11 @@ class RemoteSession(GameSession):
                 raise ProtocolError("bad_frame", "a lobby seat must be a map")
             seats.append(SeatInfo(str(s.get("name", "")), s.get("sign"), s.get("bot"),
                                   bool(s.get("connected"))))
+            index, ident = s.get("seat"), s.get("id")
+            if type(index) is int and 0 <= index < len(self.ids) and ident is not None:
+                self.ids[index] = public_identity(ident)  # keys of the next chain
         self.seats = tuple(seats)
         self.emit(SeatsChanged(self.seats))
-
-    def _on_deal(self, msg: dict[str, Any]) -> None:
-        seat = get_field(msg, "seat", int, optional=True)
-        if seat != self.my_seat:
-            raise ProtocolError("bad_frame", "the deal names another seat as yours")
-        self.view = view_from_deal(msg, self.identity.key)
-        self.round_number = get_field(msg, "round", int)
-        if not self._started_match:
-            self._started_match = True
-            self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
-                                   tuple(self.view.scores)))
-        self.emit(RoundStarted(self.round_number, self.view.copy(), tuple(self.view.scores)))
-
-    def _on_moved(self, msg: dict[str, Any]) -> None:
-        view = self.view
-        if view is None or not self.trusted:
-            return
-        if get_field(msg, "round", int) != self.round_number:
-            return
-        n = get_field(msg, "n", int)
-        if n != len(view.history):
-            if n < len(view.history):
-                return  # a move we already applied, sent again on resync
-            raise ProtocolError("bad_frame", f"move {n} arrived before move {len(view.history)}")
-        seat = get_field(msg, "seat", int)
-        count = get_field(msg, "count", int)
-        move = parse_move(self.game, msg.get("move"))
-        drawn = None
-        if seat == self.my_seat and count:
-            drawn = unseal(msg.get("sealed"), self.identity.key, self.game, count)
-        try:
-            view.check(move, seat)
-            effect = view.push(move, drawn)
-        except IllegalMove as exc:
-            self.trusted = False
-            self.emit(Notice(f"the host broadcast an illegal move by seat {seat} ({move}): {exc}."
-                             " It was not applied; this host is no longer trusted.", "error"))
-            return
-        if len(effect.drawn) != count:
-            self.trusted = False
-            self.emit(Notice(f"the host says {count} cards were drawn; the rules say"
-                             f" {len(effect.drawn)}. This host is no longer trusted.", "error"))
-            return
-        self.moves_seen += 1
-        name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
-        text = view.describe(effect).replace(f"seat {seat}", name, 1)
-        self.emit(MoveMade(seat, move, text, view.copy()))
-
-    def _on_round_end(self, msg: dict[str, Any]) -> None:
-        view = self.view
-        scores = tuple(get_field(msg, "scores", list))
-        winner = get_field(msg, "winner", int, optional=True)
-        if view is not None and self.trusted and (not view.round_over
-                                                  or tuple(view.scores) != scores):
-            self.trusted = False
-            self.emit(Notice("the host ended the round, but this client's engine disagrees"
-                             f" (its scores: {list(view.scores)}).", "error"))
-        self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
-                             get_field(msg, "points", int), scores,
-                             str(msg.get("summary", ""))[:200]))
-
-    def _on_match_end(self, msg: dict[str, Any]) -> None:
-        self.result = {"game": self.game, "scores": get_field(msg, "scores", list),
-                       "winner": get_field(msg, "winner", int, optional=True),
-                       "moves": get_field(msg, "moves", int), "verified": self.trusted}
-        if self.result_path is not None:
-            self.result_path.write_text(json.dumps(self.result) + "\n")
-        self.emit(MatchEnded(self.result["winner"], tuple(self.result["scores"]),
-                             self.result["moves"]))
 
     def _on_chat(self, msg: dict[str, Any]) -> None:
         name = str(msg.get("name", "?"))[:24]
@@ -265,18 +422,303 @@ class RemoteSession(GameSession):
     def _on_error(self, msg: dict[str, Any]) -> None:
         self.emit(Notice(f"the host refused: {msg.get('message')}", "warning"))
 
+    # -- shuffles ----------------------------------------------------------------
+
+    def _ledger(self, number: int) -> RoundLedger:
+        ledger = self.ledger
+        if ledger is not None and ledger.number == number:
+            return ledger
+        raise FairnessError(DEALER, f"spoke of round {number} while round "
+                            f"{ledger.number if ledger else 'none'} is in play")
+
+    def _on_shuffle(self, msg: dict[str, Any]) -> None:
+        number, epoch = get_field(msg, "round", int), get_field(msg, "epoch", int)
+        if self.ledger is None or self.ledger.number != number:
+            if self.ledger is not None and not self.ledger.ended:
+                self.emit(Notice(f"round {self.ledger.number} could not be audited: this"
+                                 " client missed its end", "warning"))
+            self.ledger = RoundLedger(self.game, self.table, number, self.my_seat)
+        ledger = self.ledger
+        self._check(ledger.audit.seed_committed, epoch, msg.get("seed"))
+        for item in get_field(msg, "commits", list):
+            try:
+                seat, commit = self._proof(item, number, epoch)
+            except FairnessError as exc:
+                self._fault(exc)
+                continue
+            if self._check(ledger.audit.nonce_committed, epoch, seat, commit):
+                ledger.committed.setdefault(epoch, set()).add(seat)
+        seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
+        missing = [s for s in get_field(msg, "missing", list) if type(s) is int]
+        ledger.open = OpenShuffle(epoch, seats, missing, not missing)
+
+    def _proof(self, item: Any, number: int, epoch: int) -> tuple[int, bytes]:
+        """The seat and commitment a seat-signed proof holds for this shuffle, or FairnessError."""
+        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int
+                and 0 <= item[0] < len(self.ids) and self.ids[item[0]] is not None):
+            raise FairnessError(DEALER, "a nonce commitment proof names no seat of the table")
+        seat = item[0]
+        message = verify_message(self.ids[seat], item[1], DEALER)
+        try:
+            body = inner(message.payload)
+        except ProtocolError:
+            body = {}
+        if body.get("t") == "nonce_commit" and (body.get("round"), body.get("epoch")) == (
+                number, epoch) and isinstance(body.get("commit"), bytes):
+            return seat, body["commit"]
+        for entry in body.get("next", []) if body.get("t") == "nonce" else []:
+            if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [number, epoch]:
+                return seat, entry[2]
+        raise FairnessError(DEALER, f"the proof of seat {seat}'s commitment for shuffle"
+                            f" {epoch} does not hold one")
+
+    def _append_inner(self, sender: int | str, wire: Any) -> bytes:
+        """A seat's message carried in the host's envelope, checked against the seat's chain."""
+        assert self.chain is not None
+        try:
+            return self.chain.append(sender, wire)
+        except FairnessError as exc:  # the host signed the envelope: what it carries is its own
+            raise FairnessError(DEALER if exc.blamed == RELAY else exc.blamed, exc.reason) from None
+
+    def _on_reveal(self, msg: dict[str, Any]) -> None:
+        ledger = self._ledger(get_field(msg, "round", int))
+        if ledger.open is not None and ledger.open.epoch == get_field(msg, "epoch", int):
+            ledger.open.seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
+            ledger.open.reveal_open = True
+
+    def _on_fwd(self, msg: dict[str, Any]) -> None:
+        seat, wire = get_field(msg, "seat", int), msg.get("m")
+        payload = self._append_inner(nonce_sender(seat), wire)
+        if seat == self.my_seat:
+            self._heads["nonce"].advance(SignedMessage.from_wire(wire))
+        body = inner(payload)
+        ledger = self._ledger(get_field(body, "round", int))
+        epoch = get_field(body, "epoch", int)
+        if body["t"] == "nonce_commit":
+            if self._check(ledger.audit.nonce_committed, epoch, seat, body.get("commit")):
+                ledger.committed.setdefault(epoch, set()).add(seat)
+        elif body["t"] == "nonce" and self._check(ledger.audit.nonce_revealed, epoch, seat,
+                                                 body.get("nonce")):
+            ledger.nonces.setdefault(epoch, {})[seat] = body["nonce"]
+
+    def _on_deck(self, msg: dict[str, Any]) -> None:
+        ledger = self._ledger(get_field(msg, "round", int))
+        epoch = get_field(msg, "epoch", int)
+        if epoch == 0:
+            canonical = canonical_deck(self.game)
+        elif self.view is not None and isinstance(self.view, zodiak.ZodiakRound):
+            canonical = [str(c) for c in self.view.pile[:-1]]
+        else:
+            raise FairnessError(DEALER, f"shuffled epoch {epoch} when nothing was to reshuffle")
+        ledger.canonical[epoch] = canonical
+        self._check(ledger.audit.deck_committed, epoch, canonical, msg.get("commitments"))
+        ledger.open = None
+
+    def _duties(self) -> None:
+        """Commit to or reveal this seat's nonce when a shuffle waits for it."""
+        ledger, me = self.ledger, self.my_seat
+        if me is None or ledger is None or ledger.open is None or me not in ledger.open.seats:
+            return
+        number, epoch = ledger.number, ledger.open.epoch
+        if not ledger.open.reveal_open:
+            if (me in ledger.open.missing and me not in ledger.committed.get(epoch, ())
+                    and ("c", number, epoch) not in self._sent):
+                self._sent.add(("c", number, epoch))
+                self._sign("nonce", "nonce_commit", round=number, epoch=epoch,
+                           commit=self._commitment(number, epoch))
+        elif (me in ledger.committed.get(epoch, ()) and me not in ledger.nonces.get(epoch, {})
+              and ("n", number, epoch) not in self._sent):
+            nonce = self.identity.nonces.get(f"{number}/{epoch}")
+            if nonce is None:
+                return  # lost with an earlier process: this seat forfeits the shuffle
+            self._sent.add(("n", number, epoch))
+            upcoming = [(number, epoch + 1)] if self.game == "zodiak" else []
+            self._sign("nonce", "nonce", round=number, epoch=epoch, nonce=bytes.fromhex(nonce),
+                       next=[[r, e, self._commitment(r, e)] for r, e in upcoming + [(number + 1, 0)]])
+
+    def _commitment(self, number: int, epoch: int) -> bytes:
+        key = f"{number}/{epoch}"
+        if key not in self.identity.nonces:
+            self.identity.nonces = {k: v for k, v in self.identity.nonces.items()
+                                    if int(k.split("/")[0]) >= number - 1}
+            self.identity.nonces[key] = new_secret().hex()
+            self.identity.save(self.identity_path)  # a restarted seat can still reveal it
+        assert self.my_seat is not None
+        return nonce_commitment(self.table, number, epoch, self.my_seat,
+                                bytes.fromhex(self.identity.nonces[key]))
+
+    def _sign(self, chain: str, t: str, **fields: Any) -> None:
+        message = self._heads[chain].sign(self.identity.key, pack(t, **fields))
+        self._out.append(pack("s", c=self.chain_no, m=message.to_wire()))
+
+    # -- the deal and the moves ----------------------------------------------------
+
+    def _open_mine(self, ledger: RoundLedger, blob: Any) -> CardOpening | None:
+        assert self.host_id is not None
+        try:
+            card = open_card(self.identity.key, self.host_id, blob, self.table, ledger.number)
+        except FairnessError as exc:
+            self._fault(exc)
+            return None
+        self._check(ledger.audit.delivered, card)
+        return card
+
+    def _on_deal(self, msg: dict[str, Any]) -> None:
+        ledger = self._ledger(get_field(msg, "round", int))
+        players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
+        scores = get_field(msg, "scores", list)
+        signs = get_field(msg, "signs", list, optional=True) or []
+        layout = deal_layout(self.game, players)
+        cards = get_field(msg, "cards", list)
+        if len(cards) != len(layout):
+            raise ProtocolError("bad_frame", f"a deal of {len(cards)} cards; expected {len(layout)}")
+        hands: list[list] = [[] for _ in range(players)]
+        table: list = []
+        try:
+            for position, (owner, item) in enumerate(zip(layout, cards, strict=True)):
+                self._check(ledger.audit.dealt, 0, position, owner)
+                if owner == TABLE:
+                    opening = CardOpening.from_wire(item, DEALER)
+                    self._check(ledger.audit.opened, TABLE, opening)
+                    table.append(card_of(self.game, opening.card))
+                elif owner == self.my_seat:
+                    mine = self._open_mine(ledger, item)
+                    if mine is None:
+                        raise IllegalMove("a card dealt to this seat could not be opened")
+                    ledger.mine.append(mine)
+                    hands[owner].append(card_of(self.game, mine.card))
+                else:
+                    hands[int(owner)].append(None)
+            stock = [None] * (len(canonical_deck(self.game)) - len(layout))
+            if self.game == "zodiak":
+                state: Round = zodiak.ZodiakRound.from_parts(hands, table, stock, signs, dealer,
+                                                             scores)
+                state.sees_stock = False
+            else:
+                state = hekata.HekataDeal.from_parts(hands, table, stock, dealer, scores)
+        except (IllegalMove, TypeError, ValueError) as exc:
+            self.trusted = False
+            raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
+        ledger.start = (dealer, list(scores), list(signs), players)
+        self.view, self.round_number = state, ledger.number
+        if not self._started_match:
+            self._started_match = True
+            self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
+                                   tuple(state.scores)))
+        self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
+
+    def _on_moved(self, msg: dict[str, Any]) -> None:
+        view, ledger = self.view, self._ledger(get_field(msg, "round", int))
+        if view is None or not self.trusted:
+            return
+        n, seat = get_field(msg, "n", int), get_field(msg, "seat", int)
+        if n != len(view.history) or not 0 <= seat < len(view.hands):
+            raise FairnessError(DEALER, f"move {n} arrived while move {len(view.history)} was due")
+        text, raw, blame = msg.get("move"), msg.get("open"), DEALER
+        if msg.get("by") is not None:
+            payload = self._append_inner(seat, msg["by"])
+            body, blame = inner(payload), seat
+            if seat == self.my_seat:
+                self._heads["move"].advance(SignedMessage.from_wire(msg["by"]))
+            if (body.get("round"), body.get("n")) != (ledger.number, n):
+                raise FairnessError(seat, f"signed move {body.get('n')} was replayed as move {n}")
+            text, raw = body.get("move"), body.get("open")
+        move = parse_move(self.game, text)
+        openings = [CardOpening.from_wire(o, blame) for o in (raw if isinstance(raw, list)
+                                                               else [None])]
+        if [o.card for o in openings] != played_cards(move):
+            raise FairnessError(blame, f"move {n} ({move}) does not open the cards it plays")
+        for opening in openings:
+            self._check(ledger.audit.opened, seat, opening)
+        drawn_blobs = get_field(msg, "drawn", list)
+        consumed = 1 + view.reshuffles_done if isinstance(view, zodiak.ZodiakRound) else 1
+        positions = draw_positions(ledger.sizes() + [0], consumed, len(view.stock),
+                                   len(drawn_blobs))
+        drawn: list | None = [] if seat == self.my_seat else None
+        for (epoch, position), blob in zip(positions, drawn_blobs, strict=True):
+            self._check(ledger.audit.dealt, epoch, position, seat)
+            if drawn is not None:
+                card = self._open_mine(ledger, blob)
+                if card is None:
+                    self.trusted = False
+                    return
+                ledger.mine.append(card)
+                drawn.append(card_of(self.game, card.card))
+        try:
+            view.check(move, seat)
+            effect = view.push(move, drawn)
+        except IllegalMove as exc:
+            self.trusted = False
+            self.emit(Notice(f"the host broadcast an illegal move by seat {seat} ({move}): {exc}."
+                             " It was not applied; this host is no longer trusted.", "error"))
+            return
+        if len(effect.drawn) != len(drawn_blobs):
+            self.trusted = False
+            self.emit(Notice(f"the host says {len(drawn_blobs)} cards were drawn; the rules say"
+                             f" {len(effect.drawn)}. This host is no longer trusted.", "error"))
+            return
+        played = {(o.epoch, o.position) for o in openings}
+        ledger.mine = [o for o in ledger.mine if (o.epoch, o.position) not in played]
+        ledger.moves.append((seat, move))
+        self.moves_seen += 1
+        name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
+        description = view.describe(effect).replace(f"seat {seat}", name, 1)
+        self.emit(MoveMade(seat, move, description, view.copy()))
+
+    def _on_round_end(self, msg: dict[str, Any]) -> None:
+        view, ledger = self.view, self._ledger(get_field(msg, "round", int))
+        scores = get_field(msg, "scores", list)
+        winner = get_field(msg, "winner", int, optional=True)
+        if view is not None and self.trusted and (not view.round_over
+                                                  or list(view.scores) != scores):
+            self.trusted = False
+            self.emit(Notice("the host ended the round, but this client's engine disagrees"
+                             f" (its scores: {list(view.scores)}).", "error"))
+        failures = ledger.verdict(get_field(msg, "seeds", list), scores)
+        ledger.ended = True
+        if failures:
+            verdict = f"round {ledger.number} failed its audit: " + "; ".join(map(str, failures))
+            self.failures += [str(f) for f in failures]
+        else:
+            verdict = f"round {ledger.number} verified"
+        self.verdicts.append(verdict)
+        self.emit(Notice(verdict, "error" if failures else "info"))
+        self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
+                             get_field(msg, "points", int), tuple(scores),
+                             str(msg.get("summary", ""))[:200]))
+
+    def _on_match_end(self, msg: dict[str, Any]) -> None:
+        self.result = {"game": self.game, "scores": get_field(msg, "scores", list),
+                       "winner": get_field(msg, "winner", int, optional=True),
+                       "moves": get_field(msg, "moves", int),
+                       "verified": self.trusted and not self.failures,
+                       "audit": self.verdicts, "failures": self.failures}
+        if self.result_path is not None:
+            self.result_path.write_text(json.dumps(self.result) + "\n")
+        self.emit(MatchEnded(self.result["winner"], tuple(self.result["scores"]),
+                             self.result["moves"]))
+
     # -- the session interface ---------------------------------------------------
 
     async def submit(self, move: Move) -> None:
-        """Check `move` with this client's engine, then propose it to the host."""
-        view = self.view
-        if view is None or view.round_over:
+        """Check `move` with this client's engine, then propose it, signed, with its openings."""
+        view, ledger = self.view, self.ledger
+        if view is None or view.round_over or ledger is None:
             raise IllegalMove("there is no round in play")
         if self.my_seat is None:
             raise IllegalMove("you are watching, not playing")
         view.check(move, self.my_seat)
-        await self._send(pack("move", round=self.round_number, n=len(view.history),
-                              move=str(move)))
+        openings: list[CardOpening] = []
+        for card in played_cards(move):
+            found = next((o for o in ledger.mine if o.card == card and o not in openings), None)
+            if found is None:
+                raise IllegalMove(f"{card} was not dealt to you")
+            openings.append(found)
+        self._sign("move", "move", round=ledger.number, n=len(view.history), move=str(move),
+                   open=[o.to_wire() for o in openings])
+        outgoing, self._out = self._out, []
+        for body in outgoing:
+            await self._send(body)
 
     async def chat(self, text: str) -> None:
         """Say something to the table."""

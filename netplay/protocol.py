@@ -1,28 +1,38 @@
-"""Game messages between the host (the dealer) and the seats, carried as relay frame bodies.
+"""Game messages between the host (the dealer) and the seats, and the dealing layout both share.
 
-Every body is a MessagePack map with a string `t`; docs/PROTOCOL.md lists
-them all. Private cards travel sealed (libsodium sealed boxes) to the seat's
-public key, so the relay and the other seats see only ciphertext.
+Every relay frame body is a MessagePack map with a string `t` (docs/PROTOCOL.md, "Game
+messages"). Everything the host says to the table travels as a signed, numbered, hash-chained
+`s` envelope (one chain per round, netplay/transcript.py); a seat's moves and nonces travel the
+same way inside it. Cards reach their seat sealed with their opening (docs/FAIRNESS.md), so the
+relay sees only ciphertext and every card can be checked against the dealer's commitments.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hmac
+from dataclasses import dataclass
 from typing import Any
 
-from nacl.exceptions import CryptoError
-from nacl.public import PrivateKey, PublicKey, SealedBox
-
 from engine import hekata, zodiak
-from engine.cards import Card, parse_digit
+from engine.cards import Card, french_deck, hekata_deck, parse_digit
 from engine.errors import IllegalMove
-from engine.match import Round
-from netplay.wire import ProtocolError, decode, encode, field
+from netplay.fairness import (
+    DEALER,
+    TABLE,
+    FairnessError,
+    Identity,
+    Owner,
+    PublicIdentity,
+    SignedMessage,
+    genesis_hash,
+    sign_message,
+)
+from netplay.wire import ProtocolError, decode, encode
 
 MAX_BODY_BYTES = 60_000
 MAX_NAME = 24
 MAX_CHAT = 300
-KEY_BYTES = 32
+HOST_SENDER = DEALER
 
 
 def pack(t: str, **fields: Any) -> bytes:
@@ -45,38 +55,12 @@ def clean_name(value: Any, default: str) -> str:
     return text or default
 
 
-def public_key(msg: dict[str, Any]) -> bytes:
-    """The seat's 32-byte Curve25519 public key from a `join`."""
-    key = field(msg, "box", bytes)
-    if len(key) != KEY_BYTES:
-        raise ProtocolError("bad_frame", f"'box' must be a {KEY_BYTES}-byte public key")
-    return key
-
-
-def seal(cards: Sequence[Card | int | None], key: bytes | None) -> bytes | None:
-    """Cards as text, sealed to `key` (None when the seat has no key, such as a host-side bot)."""
-    if key is None:
-        return None
-    text = " ".join(str(c) for c in cards)
-    return SealedBox(PublicKey(key)).encrypt(text.encode())
-
-
-def unseal(blob: Any, private: PrivateKey, game: str, count: int) -> list[Card] | list[int]:
-    """Open sealed cards meant for this seat, checking there are `count` of them."""
-    if not isinstance(blob, bytes):
-        raise ProtocolError("bad_frame", "sealed cards must be bytes")
+def public_identity(value: Any) -> PublicIdentity:
+    """A 64-byte public identity (verify key, box key) from a message, or ProtocolError."""
     try:
-        text = SealedBox(private).decrypt(blob).decode()
-    except (CryptoError, UnicodeDecodeError):
-        raise ProtocolError("bad_frame", "sealed cards do not open with this seat's key") from None
-    try:
-        cards: list = ([Card.parse(t) for t in text.split()] if game == "zodiak"
-                       else [parse_digit(t) for t in text.split()])
-    except IllegalMove as exc:
-        raise ProtocolError("bad_frame", f"sealed cards: {exc}") from None
-    if len(cards) != count:
-        raise ProtocolError("bad_frame", f"expected {count} sealed cards, got {len(cards)}")
-    return cards
+        return PublicIdentity.from_bytes(value)
+    except FairnessError:
+        raise ProtocolError("bad_frame", "'id' must be a 64-byte public identity") from None
 
 
 def parse_move(game: str, text: Any) -> zodiak.ZodiakMove | hekata.HekataMove:
@@ -89,47 +73,96 @@ def parse_move(game: str, text: Any) -> zodiak.ZodiakMove | hekata.HekataMove:
         raise ProtocolError("bad_move", str(exc)) from None
 
 
-def deal_message(game: str, number: int, state: Round, seat: int | None,
-                 key: bytes | None) -> bytes:
-    """The public facts of a fresh deal, plus `seat`'s own hand sealed to it."""
-    fields: dict[str, Any] = {
-        "game": game, "round": number, "dealer": state.dealer, "scores": list(state.scores),
-        "sizes": state.hand_sizes(), "stock": len(state.stock), "seat": seat,
-        "hand": seal(state.hands[seat], key) if seat is not None else None,
-    }
-    if isinstance(state, zodiak.ZodiakRound):
-        fields |= {"signs": list(state.signs), "pile": [str(c) for c in state.pile]}
-    else:
-        fields |= {"table": [str(c) for c in state.table]}
-    return pack("deal", **fields)
+def card_of(game: str, text: str) -> Card | int:
+    """The engine's card for its text (`7H`, or a digit), raising IllegalMove if it is none."""
+    return Card.parse(text) if game == "zodiak" else parse_digit(text)
 
 
-def view_from_deal(msg: dict[str, Any], private: PrivateKey | None) -> Round:
-    """Build this seat's view of a fresh deal from a `deal` message, or raise ProtocolError."""
-    game = field(msg, "game", str)
-    sizes = field(msg, "sizes", list)
-    stock = field(msg, "stock", int)
-    dealer = field(msg, "dealer", int)
-    scores = field(msg, "scores", list)
-    seat = field(msg, "seat", int, optional=True)
-    if not all(type(n) is int and 0 <= n <= 60 for n in sizes) or not 0 <= stock <= 60:
-        raise ProtocolError("bad_frame", "hand sizes and stock must be small counts")
-    hands: list[list] = [[None] * n for n in sizes]
-    if seat is not None:
-        if not 0 <= seat < len(sizes) or private is None:
-            raise ProtocolError("bad_frame", "'seat' is not a seat of this table")
-        hands[seat] = unseal(msg.get("hand"), private, game, sizes[seat])
-    try:
-        if game == "zodiak":
-            pile = [Card.parse(c) for c in field(msg, "pile", list)]
-            state: Round = zodiak.ZodiakRound.from_parts(
-                hands, pile, [None] * stock, field(msg, "signs", list), dealer, scores)
-            state.sees_stock = False
-        elif game == "hekata":
-            table = [parse_digit(c) for c in field(msg, "table", list)]
-            state = hekata.HekataDeal.from_parts(hands, table, [None] * stock, dealer, scores)
-        else:
-            raise ProtocolError("bad_frame", f"unknown game {game!r}")
-    except (IllegalMove, TypeError) as exc:
-        raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
-    return state
+def played_cards(move: Any) -> list[str]:
+    """The cards a move puts face up, as text (a Zodiak run's cards, the Hekata card laid)."""
+    if isinstance(move, zodiak.Run):
+        return [str(c) for c in move.cards]
+    if isinstance(move, hekata.HekataMove):
+        return [str(move.card)]
+    return []
+
+
+# -- dealing layout ---------------------------------------------------------------------
+
+
+def canonical_deck(game: str) -> list[str]:
+    """Epoch 0's canonical deck: the game's cards in their fixed order, as text."""
+    return [str(c) for c in (french_deck() if game == "zodiak" else hekata_deck())]
+
+
+def deal_layout(game: str, players: int) -> list[Owner]:
+    """Who gets each position dealt at once from epoch 0, matching the engine's `deal`.
+
+    The engine deals consecutively: seat 0 gets the first hand-size positions, seat 1 the
+    next, and so on; then the face-up card(s) go to the table; the rest is the stock.
+    """
+    size = zodiak.HAND_SIZE if game == "zodiak" else hekata.HAND_SIZE[players]
+    table = 1 if game == "zodiak" else hekata.TABLE_START
+    return [seat for seat in range(players) for _ in range(size)] + [TABLE] * table
+
+
+def draw_positions(sizes: list[int], consumed: int, stock_left: int,
+                   count: int) -> list[tuple[int, int]]:
+    """The (epoch, position) of each of `count` cards drawn now, oldest stock first.
+
+    `sizes` are the committed deck sizes by epoch, `consumed` how many epochs the round has
+    reached (1 + reshuffles done) and `stock_left` the cards left in the current stock.
+    Positions leave a stock strictly in order, so both sides derive them from the engine.
+    """
+    epoch = consumed - 1
+    first = sizes[epoch] - stock_left
+    old = [(epoch, first + i) for i in range(min(stock_left, count))]
+    return old + [(epoch + 1, i) for i in range(count - len(old))]
+
+
+# -- signed chains ----------------------------------------------------------------------
+
+
+def chain_room(table: str, chain: int) -> str:
+    """The transcript context of one chain: the table id and the chain (round) number."""
+    return f"{table}/{chain}"
+
+
+def nonce_sender(seat: int) -> str:
+    """The chain name of a seat's nonce messages, apart from its moves so neither waits."""
+    return f"{seat}/nonce"
+
+
+@dataclass
+class ChainHead:
+    """Where one sender's chain stands: the next number and the digest it must link to."""
+
+    seq: int
+    head: bytes
+
+    @classmethod
+    def start(cls, room: str, sender: int | str) -> ChainHead:
+        """A chain with no message yet."""
+        return cls(0, genesis_hash(room, sender))
+
+    def sign(self, identity: Identity, payload: bytes) -> SignedMessage:
+        """The next message carrying `payload`; the head moves only when it is accepted."""
+        return sign_message(identity, self.seq, self.head, payload)
+
+    def follows(self, message: SignedMessage) -> bool:
+        """Whether `message` is exactly the next one of this chain."""
+        return message.seq == self.seq and hmac.compare_digest(message.prev_hash, self.head)
+
+    def advance(self, message: SignedMessage) -> None:
+        """Record that `message` was accepted."""
+        self.seq, self.head = message.seq + 1, message.digest
+
+
+def envelope(chain: int, message: SignedMessage) -> bytes:
+    """A signed message as a frame body of chain `chain`."""
+    return pack("s", c=chain, m=message.to_wire())
+
+
+def inner(payload: bytes) -> dict[str, Any]:
+    """The game message inside a signed payload, or ProtocolError."""
+    return decode(payload, MAX_BODY_BYTES)
