@@ -116,8 +116,8 @@ class HekataDeal:
             raise IllegalMove(f"{len(scores)} scores for {teams} teams")
         deal = cls(players, dealer, [list(h) for h in hands], list(table), list(stock), scores,
                    turn=dealer)
-        if not any(deal.hands):
-            deal.turn = None
+        if not any(deal.hands) or deal.winner is not None:
+            deal.turn = None  # RULES 2.4: a game already won deals no more
         return deal
 
     # -- public facts -----------------------------------------------------

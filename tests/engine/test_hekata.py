@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.cards import hekata_deck
 from engine.errors import IllegalMove
@@ -322,3 +324,53 @@ def test_view_checks_with_the_same_code() -> None:
     deal.push(move("2: 98 + 2"))
     assert view.table == deal.table and view.scores == deal.scores
     assert view.hands[0] == [None, None] and len(view.stock) == len(deal.stock)
+
+
+def test_a_game_already_won_deals_nothing() -> None:
+    """RULES 2.4: a deal that starts with a team at 10,000 is over at once (the game is won)."""
+    deal = make(["1", "2", "3", "4"], "9 8", scores=[10_000, 200])
+    assert deal.round_over and deal.winner == 0 and deal.turn is None
+
+
+# -- RULES 3 notation of a Hekata move -----------------------------------------------------
+
+
+def test_move_notation_round_trips() -> None:
+    """RULES 3: a move is a digit card, optionally with the trick taken: `7: 31 + 27 + 42`."""
+    assert HekataMove.parse(" 7 ") == HekataMove(7)
+    parsed = HekataMove.parse("7: 31 + 27 + 42")
+    assert parsed.card == 7 and str(parsed) == "7: 31 + 27 + 42"
+    assert HekataMove.parse(str(parsed)) == parsed
+    for bad in ("", "x", "12", "7:", "7: 9x + 1", ": 98 + 2", None, 7):
+        with pytest.raises(IllegalMove):
+            HekataMove.parse(bad)  # type: ignore[arg-type]
+
+
+@given(st.text(max_size=30))
+def test_fuzz_move_parser(text: str) -> None:
+    """RULES 3: any text is a Hekata move or IllegalMove with a reason, never another exception."""
+    try:
+        parsed = HekataMove.parse(text)
+    except IllegalMove as exc:
+        assert str(exc)
+        return
+    assert HekataMove.parse(str(parsed)) == parsed
+
+
+@given(st.lists(st.sampled_from(["0", "1", "2", "9", "98", "10", "_", "__", "+", " ", ":", "7",
+                                 "5398", "x", "-"]), max_size=10),
+       st.lists(st.integers(0, 9), max_size=6), st.integers(0, 9))
+def test_fuzz_moves_against_a_deal(pieces: list[str], table: list[int], card: int) -> None:
+    """RULES 2.2/2.3: any written move is legal with a positive multiple of 100, or IllegalMove."""
+    deal = HekataDeal.from_parts([[card, 1], [2], [3], [4]], table, [], 0)
+    try:
+        parsed = HekataMove.parse("".join(pieces))
+        total = deal.check(parsed)
+    except IllegalMove as exc:
+        assert str(exc)
+        return
+    assert parsed.card in (card, 1)
+    if parsed.trick is None:
+        assert total == 0
+    else:
+        assert total > 0 and total % 100 == 0
