@@ -208,7 +208,7 @@ class Record:
                 effect = state.push(move)
             except IllegalMove as exc:
                 return ReplayResult(self, state, number - 1, lines, (number, seat, str(exc)))
-            lines.append(f"{number}. {state.describe(effect)}")
+            lines.append(f"{number}. {state.describe(effect)}{_consequence(state, effect)}")
         return ReplayResult(self, state, len(self.moves), lines, None)
 
 
@@ -252,6 +252,26 @@ class ReplayResult:
         if self.error is not None:
             error = {"move": self.error[0], "seat": self.error[1], "reason": self.error[2]}
         return {"ok": self.ok, "applied": self.applied, "error": error, "state": self.state_json()}
+
+
+def _consequence(state: Round, effect: Any) -> str:
+    """What a replayed move did beyond its description: cards drawn, a penalty, the round's end."""
+    parts = []
+    drawn = [str(c) for c in effect.drawn if c is not None]
+    if drawn:
+        parts.append(f"drew {' '.join(drawn)}")
+    if isinstance(state, zodiak.ZodiakRound):
+        if state.penalty and state.turn is not None:
+            parts.append(f"seat {state.turn} faces {state.penalty}")
+        if state.blocked:
+            parts.append("the round is blocked")
+        elif state.round_over:
+            parts.append(f"seat {state.winner} wins the round")
+    elif state.winner is not None:
+        parts.append(f"team {state.winner} reaches {hekata.GAME_TARGET:,} and wins")
+    elif state.round_over:
+        parts.append("the deal is over")
+    return f" ({'; '.join(parts)})" if parts else ""
 
 
 def _text(value: Any, number: int) -> str:

@@ -34,9 +34,33 @@ def test_replay_example_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[:3] == [
-        "1. seat 0 plays 2S 3S 3C 4C", "2. seat 1 draws 1 card", "3. seat 0 plays 8H/D",
+        "1. seat 0 plays 2S 3S 3C 4C", "2. seat 1 draws 1 card (drew 4D)",
+        "3. seat 0 plays 8H/D",
     ]
     assert "seat 0 (North): 7H KD" in out and "declared: D" in out and "turn: 1" in out
+    assert "round_over: false" in out and "winner: null" in out
+
+
+def test_replay_text_shows_penalties_and_the_end(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """RECORDS.md: each move is printed with its effect: cards drawn, penalties, the round's end."""
+    record = {
+        "game": "zodiak", "seats": [{"sign": "aries"}, {"sign": "leo"}, {"sign": "leo"}],
+        "dealer": 2,
+        "deal": {"hands": [["AH"], ["AS", "9S"], ["KD"]], "pile": ["2H"],
+                 "stock": ["4D", "5D", "6D", "7D"]},
+        "moves": [{"seat": 0, "play": "AH"}, {"seat": 1, "play": "AS"}, {"seat": 2, "draw": True}],
+    }
+    path = tmp_path / "aces.json"
+    path.write_text(json.dumps(record))
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:3] == [
+        "1. seat 0 plays AH and goes out (seat 1 faces 2)",
+        "2. seat 1 plays AS (seat 2 faces 4)",
+        "3. seat 2 draws 4 cards (drew 4D 5D 6D 7D; seat 0 wins the round)",
+    ]
+    assert "  turn: null" in out and "  winner: 0" in out and "  scores: 6 0 0" in out
 
 
 def test_replay_example_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except RecordError as exc:
         if args.json:
-            print(json.dumps({"ok": False, "applied": 0, "error": {"move": None, "seat": None, "reason": str(exc)},
-                              "state": None}))
+            error = {"move": None, "seat": None, "reason": str(exc)}
+            print(json.dumps({"ok": False, "applied": 0, "error": error, "state": None}))
         print(f"cardtui replay: {args.file} is not a valid record: {exc}", file=sys.stderr)
         return 2
     if args.json:
@@ -62,6 +62,8 @@ def render_text(result: ReplayResult) -> str:
             value = state[key]
             if isinstance(value, list):
                 value = " ".join(map(str, value)) or "-"
+            elif value is None or isinstance(value, bool):
+                value = json.dumps(value)  # the words --json uses: null, true, false
             lines.append(f"  {key}: {value}")
     for t in state.get("tricks", []):
         lines.append(f"  trick by seat {t['seat']}: {t['trick']} = {t['total']}")
