@@ -26,6 +26,14 @@ def test_package_exports_the_errors() -> None:
     assert issubclass(IllegalMove, ValueError)
     assert issubclass(RecordError, ValueError)
     assert engine.Card is Card
+    from engine.hekata import HekataDeal
+    from engine.records import Record
+    from engine.zodiak import ZodiakRound
+
+    assert engine.ZodiakRound is ZodiakRound and engine.HekataDeal is HekataDeal
+    assert engine.Record is Record
+    with pytest.raises(AttributeError):
+        _ = engine.NoSuchThing  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -143,3 +151,14 @@ def test_fuzz_digit_parser(value: object) -> None:
     except IllegalMove:
         return
     assert digit in range(10)
+
+
+@given(st.text(max_size=3))
+def test_fuzz_suit_parser(text: str) -> None:
+    """RULES 3: any text is one of the four suits or IllegalMove, never another exception."""
+    try:
+        suit = parse_suit(text)
+    except IllegalMove as exc:
+        assert "not a suit" in str(exc)
+        return
+    assert suit in "SHDC"

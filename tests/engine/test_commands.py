@@ -168,6 +168,16 @@ def test_hint_hekata_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None
     assert "not a Hekata card" in capsys.readouterr().err
     done = run(["hint", "hekata", "--table", "9 x", "--card", "2"])
     assert done.returncode == 2 and "not a Hekata card" in done.stderr
+    assert main(["hint", "hekata", "--table", "9 9 9 9 9", "--card", "9"]) == 2
+    assert "only five 9s, not 6" in capsys.readouterr().err
+
+
+def test_replay_json_for_an_invalid_record() -> None:
+    """RECORDS.md: `--json` on an invalid record still prints one JSON object, and exits 2."""
+    done = run(["replay", "--json", str(INVALID)])
+    assert done.returncode == 2
+    out = json.loads(done.stdout)
+    assert out["ok"] is False and out["state"] is None and "2S" in out["error"]["reason"]
 
 
 def test_hint_zodiak_rules_example(capsys: pytest.CaptureFixture[str]) -> None:

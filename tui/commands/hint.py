@@ -49,6 +49,10 @@ def hekata_hint(args: argparse.Namespace) -> int:
     if len(table) > 49:
         raise IllegalMove("the table cannot hold more than 49 cards")
     card = parse_digit(args.card)
+    for digit in range(10):
+        copies = (table + [card]).count(digit)
+        if copies > 5:
+            raise IllegalMove(f"the deck has only five {digit}s, not {copies}")
     trick = best_trick(table, card) if table else None
     if args.json:
         print(json.dumps({"trick": str(trick) if trick else None,
