@@ -20,7 +20,7 @@ from engine.bots import GreedyBot
 from engine.cards import Card, french_deck, hekata_deck
 from engine.errors import IllegalMove
 from engine.hekata import HekataDeal, HekataMove, Row, Trick
-from engine.records import Record
+from engine.records import Record, ReplayResult
 from engine.zodiak import SIGNS, Draw, Run, ZodiakRound
 
 MAX_MOVES = 3000
@@ -294,3 +294,20 @@ def test_greedy_beats_random(game: str, players: int, rounds: int) -> None:
     result = simulate(game, players, rounds, ["greedy", "random"], seed=5)
     assert result.rounds == rounds
     assert result.wins.get("greedy", 0) > 0.75 * rounds > result.wins.get("random", 0)
+
+
+@pytest.mark.parametrize(("game", "players"), [("zodiak", 2), ("zodiak", 3), ("zodiak", 4),
+                                               ("hekata", 2), ("hekata", 4)])
+def test_simulated_rounds_replay_to_the_same_end(game: str, players: int) -> None:
+    """RECORDS.md: the record `cardtui sim` writes of a round replays, via JSON, to its end."""
+    from engine.simulate import play_round
+
+    rng = random.Random(players)
+    for number in range(60):
+        kinds = [("random", "greedy")[(number + s) % 2] for s in range(players)]
+        record, state = play_round(game, players, kinds, rng, dealer=number % players)
+        again = Record.loads(record.dumps()).replay()
+        assert again.ok and again.applied == len(record.moves)
+        played = ReplayResult(record, state, len(record.moves), [], None)
+        assert again.state_json() == played.state_json()
+        assert again.state.hands == state.hands and again.state.stock == state.stock
