@@ -209,6 +209,35 @@ def test_tricks_that_break_rules_2_3(table: str, card: int, trick: str) -> None:
     assert deal.table == digits(table) and deal.hands[0] == [card, 1]  # nothing changed
 
 
+def test_row_of_two_or_more_cards_may_not_start_with_zero() -> None:
+    """RULES 2.3 [decision]: a row of two or more cards may not start with 0."""
+    deal = make(["0 1", "4", "6", "5"], "5 9")
+    with pytest.raises(IllegalMove, match="starts with 0"):
+        deal.check(HekataMove.parse("0: 05 + 95"))
+    deal = make(["0 1", "4", "6", "5"], "5 5")
+    assert deal.check(HekataMove.parse("0: 50 + 5_")) == 100  # a 0 that does not lead is fine
+
+
+def test_units_and_tens_columns_must_each_hold_a_card() -> None:
+    """RULES 2.3 [decision]: the units and the tens column each hold a card of the trick."""
+    deal = make(["0 3", "4", "6", "5"], "1 0")
+    with pytest.raises(IllegalMove):
+        deal.check(HekataMove.parse("0: 1__ + 0 + 0"))  # 100, but nothing in the tens column
+    assert deal.check(HekataMove.parse("0: 100")) == 100
+    deal = make(["5 3", "4", "6", "5"], "5")
+    with pytest.raises(IllegalMove):
+        deal.check(HekataMove.parse("5: 5__ + 5__"))  # 1000 made of hundreds only
+    assert [m for m in deal.legal_moves() if m.trick is not None] == []
+
+
+def test_no_two_cards_make_a_trick() -> None:
+    """RULES 2.3: a trick needs at least three cards; no two cards make a multiple of 100."""
+    for laid in range(10):
+        for on_table in range(10):
+            deal = make([f"{laid} 1", "4", "6", "5"], str(on_table))
+            assert [m for m in deal.legal_moves() if m.trick is not None] == []
+
+
 def test_a_trick_needs_a_table_card() -> None:
     """RULES 2.3: a trick uses the card just played and at least one table card."""
     deal = make(["0 1", "4", "6", "5"], "3")
