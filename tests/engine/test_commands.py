@@ -197,6 +197,8 @@ def test_hint_zodiak_declared_and_penalty(capsys: pytest.CaptureFixture[str]) ->
     assert capsys.readouterr().out.strip() == "AC"
     assert main(["hint", "zodiak", "--top", "AH", "--hand", "2H 3H", "--penalty", "4"]) == 0
     assert capsys.readouterr().out.strip() == "draw 4"
+    assert main(["hint", "zodiak", "--top", "JC", "--hand", "AC 2C", "--penalty", "7"]) == 0
+    assert capsys.readouterr().out.strip() == "draw 7"  # RULES 1.4: no defence
     assert main(["hint", "zodiak", "--top", "AH", "--hand", "KS QS", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"move": "draw", "draw": True}
 

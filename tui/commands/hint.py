@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     z.add_argument("--top", required=True, help="the pile's top card, e.g. 2H")
     z.add_argument("--hand", required=True, help='your cards, e.g. "2S 3S 3C 4C 7H 8H"')
     z.add_argument("--declared", help="the declared suit after a wild eight (S, H, D or C)")
-    z.add_argument("--penalty", type=int, default=0, help="cards you face from aces (0, 2, 4 ...)")
+    z.add_argument("--penalty", type=int, default=0,
+                   help="cards you face: from aces 2, 4, 6 ..., or 7 from a zodiac card")
     z.add_argument("--sign", default="aries", help="your zodiac sign (default aries)")
     z.add_argument("--json", action="store_true", help="print JSON")
 
@@ -75,15 +76,16 @@ def zodiak_hint(args: argparse.Namespace) -> int:
         raise IllegalMove(f"{top[0]} cannot be both on the pile and in your hand")
     if len(set(hand)) != len(hand):
         raise IllegalMove("your hand names a card twice")
-    if args.penalty < 0 or args.penalty % 2:
-        raise IllegalMove("--penalty is the ace penalty: 0, 2, 4, 6 ...")
+    zodiac_penalty = args.penalty == zodiak.ZODIAC_PENALTY
+    if args.penalty < 0 or (args.penalty % 2 and not zodiac_penalty):
+        raise IllegalMove("--penalty is what you face: 2, 4, 6 ... from aces, 7 from a zodiac card")
     declared = parse_suit(args.declared) if args.declared else None
     sign = zodiak.parse_sign(args.sign)
     others = [c for c in french_deck() if c not in hand and c != top[0]]
     state = zodiak.ZodiakRound.from_parts([hand, others[:7]], top, others[7:], [sign, "aries"], 1)
     state.declared = declared
     state.penalty = args.penalty
-    state.penalty_from_ace = bool(args.penalty)
+    state.penalty_from_ace = bool(args.penalty) and not zodiac_penalty
     move = bots.GreedyBot().choose(state.view(0))
     if args.json:
         print(json.dumps({"move": str(move), "draw": isinstance(move, zodiak.Draw)}))
