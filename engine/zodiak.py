@@ -239,6 +239,8 @@ class ZodiakRound:
         self._check_run(move, self.hands[self.turn])
 
     def _check_run(self, run: Run, hand: Sequence[Card | None]) -> None:
+        if not run.cards or not all(isinstance(c, Card) for c in run.cards):
+            raise IllegalMove("a run is one or more cards, like `7H` or `2S 3S`")
         remaining = list(hand)
         for card in run.cards:
             if card in remaining:
@@ -246,7 +248,9 @@ class ZodiakRound:
             elif None in remaining and not self._seen_elsewhere(card):
                 remaining.remove(None)  # a hidden card: only its owner can know it is not this one
             elif None in remaining:
-                raise IllegalMove(f"{card} cannot be in that hand: it is already on the table or known")
+                raise IllegalMove(f"{card} cannot be in that hand: it is on the table or known")
+            elif None in hand:
+                raise IllegalMove(f"seat {self.turn} holds only {len(hand)} cards")
             else:
                 raise IllegalMove(f"{card} is not in your hand")
         if len(set(run.cards)) != len(run.cards):

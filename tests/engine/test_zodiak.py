@@ -557,6 +557,11 @@ def test_view_validates_moves_with_the_same_code() -> None:
         view.check(Run.parse("7C"))  # seat 2 holds it
     with pytest.raises(IllegalMove, match="cannot be in that hand"):
         view.check(Run.parse("9H"))  # on the pile
+    with pytest.raises(IllegalMove, match="seat 0 holds only 2 cards"):
+        view.check(Run.parse("2H 2S 2D"))
+    for bad in (Run(()), Run(("2H",))):  # type: ignore[arg-type]
+        with pytest.raises(IllegalMove, match="a run is one or more cards"):
+            view.check(bad)
     view.push(Run.parse("2H"))
     state.push(Run.parse("2H"))
     assert view.hands[0] == [None] and view.top == state.top
