@@ -311,3 +311,13 @@ def test_simulated_rounds_replay_to_the_same_end(game: str, players: int) -> Non
         played = ReplayResult(record, state, len(record.moves), [], None)
         assert again.state_json() == played.state_json()
         assert again.state.hands == state.hands and again.state.stock == state.stock
+
+
+@pytest.mark.parametrize("game", ["zodiak", "hekata"])
+def test_same_inputs_same_round(game: str) -> None:
+    """DESIGN: nothing random happens in the engine: the same deck and choices, the same round."""
+    from engine.simulate import play_round
+
+    records = [play_round(game, 4, ["greedy", "random"] * 2, random.Random(99))[0].dumps()
+               for _ in range(2)]
+    assert records[0] == records[1]
