@@ -140,16 +140,16 @@ def zodiak_round(rng: random.Random, greedy_share: float) -> tuple[ZodiakRound, 
 
 @pytest.mark.parametrize("seed", range(8))
 def test_zodiak_playthroughs(seed: int) -> None:
-    """RULES 1 / RECORDS: 160 rounds per seed (1,280 in all) of random and greedy play keep every
+    """RULES 1 / RECORDS: 250 rounds per seed (2,000 in all) of random and greedy play keep every
     invariant."""
     rng = random.Random(1000 + seed)
     seen: Counter[str] = Counter()
-    for number in range(160):
+    for number in range(250):
         state, moves = zodiak_round(rng, greedy_share=(0.9 if number % 2 else 0.3))
         seen["blocked" if state.blocked else "won"] += 1
         seen["reshuffled"] += state.reshuffles_done > 0
         seen["moves"] += moves
-    assert seen["won"] > 120 and seen["reshuffled"] > 0
+    assert seen["won"] > 200 and seen["reshuffled"] > 0
 
 
 # -- Hekata ------------------------------------------------------------------------------------
@@ -260,10 +260,10 @@ def hekata_deal(rng: random.Random, players: int, take: float) -> tuple[HekataDe
 
 @pytest.mark.parametrize("seed", range(4))
 def test_hekata_four_player_playthroughs(seed: int) -> None:
-    """RULES 2.1-2.4 / RECORDS: 100 four-player deals per seed (400 in all) keep every invariant."""
+    """RULES 2.1-2.4 / RECORDS: 150 four-player deals per seed (600 in all) keep every invariant."""
     rng = random.Random(2000 + seed)
     finished = won = 0
-    for _ in range(100):
+    for _ in range(150):
         deal, _moves = hekata_deal(rng, 4, take=rng.choice((0.02, 0.3, 1.0)))
         finished += deal.winner is None
         won += deal.winner is not None
@@ -272,11 +272,11 @@ def test_hekata_four_player_playthroughs(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_hekata_two_player_playthroughs(seed: int) -> None:
-    """RULES 2.5 / RECORDS: 100 two-player deals per seed (400 in all), with the stock, keep every
+    """RULES 2.5 / RECORDS: 150 two-player deals per seed (600 in all), with the stock, keep every
     invariant."""
     rng = random.Random(3000 + seed)
     finished = 0
-    for _ in range(100):
+    for _ in range(150):
         deal, _moves = hekata_deal(rng, 2, take=rng.choice((0.02, 0.3, 1.0)))
         finished += deal.winner is None
     assert finished > 0
