@@ -214,6 +214,7 @@ class RemoteSession(GameSession):
     verdicts: list[str] = field(default_factory=list)
     _heads: dict[str, ChainHead] = field(default_factory=dict)
     _sent: set[tuple[str, int, int]] = field(default_factory=set)
+    _digests: dict[int, bytes] = field(default_factory=dict)  # round -> transcript digest at its end
     _out: list[bytes] = field(default_factory=list)
     _conn: RelayConnection | None = None
     _http: aiohttp.ClientSession | None = None
@@ -243,7 +244,7 @@ class RemoteSession(GameSession):
     async def _send_join(self) -> None:
         join: dict[str, Any] = {"name": self.name, "id": self.identity.key.public.to_bytes(),
                                 "watch": self.watch, "c": self.chain_no,
-                                "n": self.chain.count if self.chain else 0}
+                                "n": self._have()}
         if self.sign:
             join["sign"] = self.sign
         if self.identity.token:
@@ -328,7 +329,7 @@ class RemoteSession(GameSession):
 
     def _on_resync(self, msg: dict[str, Any]) -> None:
         chain, start = get_field(msg, "c", int), get_field(msg, "n", int)
-        if self.chain is None or chain != self.chain_no or start != self.chain.count:
+        if self.chain is None or chain != self.chain_no or start != self._have():
             if self.ledger is not None and self.ledger.number >= chain:
                 self.ledger = None  # the round is sent again from its start
             self._begin_chain(chain)
@@ -337,6 +338,10 @@ class RemoteSession(GameSession):
     def _on_synced(self, msg: dict[str, Any]) -> None:
         self.phase = "live"
         self._duties()
+
+    def _have(self) -> int:
+        """How many of the host's messages of the current chain this client has accepted."""
+        return self.chain.next_seq(HOST_SENDER) if self.chain is not None else 0
 
     def _begin_chain(self, number: int) -> None:
         assert self.host_id is not None
@@ -357,15 +362,21 @@ class RemoteSession(GameSession):
         try:
             if chain < self.chain_no:
                 raise FairnessError(RELAY, f"a message of round {chain} was replayed")
+            after = None
             if chain > self.chain_no:
                 if self.ledger is not None and not self.ledger.ended:
                     raise FairnessError(RELAY, f"the end of round {self.chain_no} was dropped")
+                after = self._have() if chain == self.chain_no + 1 else None
                 self._begin_chain(chain)
             payload = self.chain.append(HOST_SENDER, msg.get("m"))
+            said = inner(payload).get("after") if after is not None else None
+            if type(said) is int and said != after:
+                raise FairnessError(RELAY, f"{said - after} message(s) at the end of round"
+                                    f" {chain - 1} were dropped")
         except FairnessError as exc:
             self._fault(exc)
             self.phase = "marker"  # ask again from the last good message
-            self._out.append(pack("sync", c=self.chain_no, n=self.chain.count))
+            self._out.append(pack("sync", c=self.chain_no, n=self._have()))
             return
         try:
             self._on_host_message(inner(payload))
@@ -379,8 +390,7 @@ class RemoteSession(GameSession):
         failure = Failure(exc.blamed, exc.reason)
         if self.ledger is not None and not self.ledger.ended:
             self.ledger.failures.append(failure)
-        else:
-            self.failures.append(str(failure))
+        self.failures.append(str(failure))
         self.emit(Notice(f"check failed: {failure}", "error"))
 
     def _check(self, action: Any, *args: Any) -> bool:
@@ -500,6 +510,16 @@ class RemoteSession(GameSession):
         elif body["t"] == "nonce" and self._check(ledger.audit.nonce_revealed, epoch, seat,
                                                  body.get("nonce")):
             ledger.nonces.setdefault(epoch, {})[seat] = body["nonce"]
+            self._compare_transcripts(seat, body.get("seen"))
+
+    def _compare_transcripts(self, seat: int, seen: Any) -> None:
+        """Compare the digest a seat signed for an earlier round with this client's own."""
+        if not (isinstance(seen, list) and len(seen) == 2 and type(seen[0]) is int):
+            return
+        mine = self._digests.get(seen[0])
+        if mine is not None and seen[1] != mine and seat != self.my_seat:
+            raise FairnessError(DEALER, f"showed seat {seat} a different transcript of round"
+                                f" {seen[0]} than this client's")
 
     def _on_deck(self, msg: dict[str, Any]) -> None:
         ledger = self._ledger(get_field(msg, "round", int))
@@ -533,7 +553,9 @@ class RemoteSession(GameSession):
                 return  # lost with an earlier process: this seat forfeits the shuffle
             self._sent.add(("n", number, epoch))
             upcoming = [(number, epoch + 1)] if self.game == "zodiak" else []
+            seen = [number - 1, self._digests[number - 1]] if number - 1 in self._digests else None
             self._sign("nonce", "nonce", round=number, epoch=epoch, nonce=bytes.fromhex(nonce),
+                       seen=seen,
                        next=[[r, e, self._commitment(r, e)] for r, e in upcoming + [(number + 1, 0)]])
 
     def _commitment(self, number: int, epoch: int) -> bytes:
@@ -676,9 +698,11 @@ class RemoteSession(GameSession):
                              f" (its scores: {list(view.scores)}).", "error"))
         failures = ledger.verdict(get_field(msg, "seeds", list), scores)
         ledger.ended = True
+        if self.chain is not None:
+            self._digests[ledger.number] = self.chain.digest  # signed into our next reveal
         if failures:
             verdict = f"round {ledger.number} failed its audit: " + "; ".join(map(str, failures))
-            self.failures += [str(f) for f in failures]
+            self.failures += [str(f) for f in failures if str(f) not in self.failures]
         else:
             verdict = f"round {ledger.number} verified"
         self.verdicts.append(verdict)

@@ -156,6 +156,8 @@ class Host:
     strikes: dict[int, int] = field(default_factory=dict)
     spectators: set[int] = field(default_factory=set)
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    _after: int = 0
+    _prev_log: list[bytes] = field(default_factory=list)
     _bot_task: asyncio.Task | None = None
     _tasks: set[asyncio.Task] = field(default_factory=set)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -257,6 +259,8 @@ class Host:
     # -- the signed chain -----------------------------------------------------
 
     def _new_chain(self, number: int) -> None:
+        self._after = len(self.log)  # the next chain says how long this one was: no tail is lost
+        self._prev_log = self.log  # a seat that fell behind at the end of a round still gets it
         self.round_number = number
         self.log, self.heads, self.epochs = [], {}, []
         self.head = ChainHead.start(chain_room(self.table, number), HOST_SENDER)
@@ -265,6 +269,8 @@ class Host:
         """Sign a message into this round's chain, keep it for resync, save, then send it."""
         assert self.head is not None
         async with self._send_lock:  # sign, log and send in one order for everyone
+            if self.head.seq == 0 and self.round_number > 0:
+                fields = {**fields, "after": self._after}
             message = self.head.sign(self.identity, pack(t, **fields))
             self.head.advance(message)
             body = envelope(self.round_number, message)
@@ -275,12 +281,15 @@ class Host:
     async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:
         """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
         async with self._send_lock:
-            start = have if (chain == self.round_number and type(have) is int
-                             and 0 <= have <= len(self.log)) else 0
+            number, start, bodies = self.round_number, 0, self.log
+            if type(have) is int and chain == number and 0 <= have <= len(self.log):
+                start, bodies = have, self.log[have:]
+            elif type(have) is int and chain == number - 1 and 0 <= have <= len(self._prev_log):
+                number, start, bodies = chain, have, self._prev_log[have:] + self.log
             for body in first:
                 await self._send(conn, body)
-            await self._send(conn, pack("resync", c=self.round_number, n=start))
-            for body in self.log[start:]:
+            await self._send(conn, pack("resync", c=number, n=start))
+            for body in bodies:
                 await self._send(conn, body)
             await self._send(conn, pack("synced", c=self.round_number, n=len(self.log)))
 
@@ -778,7 +787,7 @@ class Host:
     def _fair_json(self) -> dict[str, Any]:
         return {
             "identity": self.identity.seed.hex(), "table": self.table,
-            "round": self.round_number, "log": [b.hex() for b in self.log],
+            "round": self.round_number, "log": [b.hex() for b in self.log], "after": self._after,
             "heads": {k: [h.seq, h.head.hex()] for k, h in self.heads.items()},
             "precommits": {k: msgpack.packb(v, use_bin_type=True).hex()
                            for k, v in self.precommits.items()},
@@ -792,6 +801,7 @@ class Host:
     def _restore_fair(self, data: dict[str, Any]) -> None:
         self.identity, self.table = Identity(bytes.fromhex(data["identity"])), data["table"]
         self._new_chain(data["round"])
+        self._after = data.get("after", 0)
         self.log = [bytes.fromhex(b) for b in data["log"]]
         if self.log:
             last = SignedMessage.from_wire(unpack(self.log[-1])["m"])

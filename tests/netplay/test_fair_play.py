@@ -1,0 +1,372 @@
+"""Verifiable dealing over a real relay on 127.0.0.1: honest rounds verify, every cheat is named.
+
+The host and the seats run in this process (Host.serve, RemoteSession with play_as_bot). The
+dishonest dealers are Host subclasses that override one dealing hook each; the cheating seats
+are RemoteSession subclasses; the hostile relay is a small forwarding WebSocket proxy between
+one seat and the real relay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import msgpack
+from aiohttp import web
+
+from netplay.client import RemoteSession, play_as_bot
+from netplay.fairness import CardOpening, DeckCommitment, new_secret
+from netplay.host import Host, HostConfig
+from netplay.protocol import pack, unpack
+from netplay.relay import start_relay
+from netplay.relay_client import RelayConnection
+from netplay.session import Notice
+
+WAIT = 60.0  # a hang guard only: every wait below returns as soon as its condition holds
+
+
+@dataclass
+class Seat(RemoteSession):
+    """A seat that keeps every notice it is shown, so the test can read what it was told."""
+
+    notices: list[Notice] = field(default_factory=list)
+
+    def emit(self, event: Any) -> None:
+        """Keep notices, then queue the event as usual."""
+        if isinstance(event, Notice):
+            self.notices.append(event)
+        super().emit(event)
+
+    def told(self, text: str, level: str = "error") -> bool:
+        """Whether a notice of `level` containing `text` was shown."""
+        return any(text in n.text and n.level == level for n in self.notices)
+
+
+@dataclass
+class Table:
+    """A relay, a host serving one room, and the seats playing it as bots."""
+
+    host: Host
+    seats: list[Seat]
+    games: list[asyncio.Task]
+
+    async def results(self) -> list[dict[str, Any]]:
+        """Every seat's match result, once the match is over."""
+        return await asyncio.wait_for(asyncio.gather(*self.games), WAIT)
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        """Return once `condition()` holds (the match goes on meanwhile) or the match is over."""
+        async with asyncio.timeout(WAIT):
+            while not condition() and not all(g.done() for g in self.games):
+                await asyncio.sleep(0.01)
+
+
+@asynccontextmanager
+async def table(host_class: type[Host] = Host, game: str = "zodiak", players: int = 4,
+                seat_class: Callable[[int], type[Seat]] = lambda i: Seat,
+                via: Callable[[str, int], str] = lambda url, i: url,
+                seed: int = 7) -> AsyncIterator[Table]:
+    """Seat `players` bots at a table of `game` dealt by `host_class` through a fresh relay."""
+    relay = await start_relay("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{relay.port}/ws"
+    conn = await RelayConnection.open_room(url)
+    host = host_class(HostConfig(game=game, players=players, seed=seed, reveal_timeout=5.0),
+                      on_event=lambda line: None)
+    serving = asyncio.create_task(host.serve(conn))
+    seats = [seat_class(i)(game="", url=via(url, i), room=conn.room, name=f"p{i}")
+             for i in range(players)]
+    for seat in seats:
+        await seat.start()
+        await seat.wait_seated()
+    games = [asyncio.create_task(play_as_bot(s, "greedy", i)) for i, s in enumerate(seats)]
+    try:
+        yield Table(host, seats, games)
+    finally:
+        for task in games:
+            task.cancel()
+        for seat in seats:
+            await seat.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+# -- honest play ---------------------------------------------------------------------------
+
+
+def fixed(label: str) -> bytes:
+    """A 32-byte secret fixed by `label`, so a match is the same every run."""
+    return hashlib.sha256(label.encode()).digest()
+
+
+class RepeatableHost(Host):
+    """An honest host whose seeds are fixed, noting each shuffle (round, epoch, seats to commit)."""
+
+    shuffles: list[tuple[int, int, int]]
+
+    def _new_seed(self, epoch: int) -> bytes:
+        return fixed(f"seed {self.round_number} {epoch}")
+
+    async def _broadcast(self, t: str, **fields: Any) -> None:
+        if t == "shuffle":
+            self.__dict__.setdefault("shuffles", []).append(
+                (fields["round"], fields["epoch"], len(fields["missing"])))
+        await super()._broadcast(t, **fields)
+
+
+class RepeatableSeat(Seat):
+    """An honest seat whose nonces are fixed."""
+
+    def _commitment(self, number: int, epoch: int) -> bytes:
+        self.identity.nonces.setdefault(f"{number}/{epoch}",
+                                        fixed(f"nonce {self.my_seat} {number} {epoch}").hex())
+        return super()._commitment(number, epoch)
+
+
+async def test_an_honest_zodiak_match_verifies_every_round_and_its_reshuffles() -> None:
+    async with table(RepeatableHost, seat_class=lambda i: RepeatableSeat) as t:
+        results = await t.results()
+        rounds = t.host.match.rounds_played
+        shuffles = t.host.shuffles
+    assert [epoch for _, epoch, _ in shuffles].count(1) >= 1, "the match must reshuffle"
+    assert shuffles[0][2] == 4  # the first deal waits for every seat's commitment...
+    assert [missing for _, _, missing in shuffles[1:]] == [0] * (len(shuffles) - 1)  # no more
+    for result, seat in zip(results, t.seats, strict=True):
+        assert result["verified"] is True, result["failures"]
+        assert result["audit"] == [f"round {r} verified" for r in range(1, rounds + 1)]
+        assert not any(n.level == "error" for n in seat.notices)
+    assert len({(tuple(r["scores"]), r["moves"]) for r in results}) == 1
+
+
+async def test_an_honest_hekata_match_verifies() -> None:
+    async with table(game="hekata") as t:
+        results = await t.results()
+    assert all(r["verified"] and r["audit"] for r in results), [r["failures"] for r in results]
+
+
+# -- a dishonest dealer is caught by every honest client -------------------------------------
+
+
+class TableSwapHost(Host):
+    """Deals the pile's face-up start card as another card than the one committed there."""
+
+    def _delivered(self, deck: DeckCommitment, position: int) -> CardOpening:
+        honest = deck.opening(position)
+        if deck.epoch == 0 and position == 28:
+            return CardOpening(0, position, "AS" if honest.card != "AS" else "KS", honest.opening)
+        return honest
+
+
+class SealedSwapHost(Host):
+    """Seals seat 0 a better card than the one committed at its first position."""
+
+    def _delivered(self, deck: DeckCommitment, position: int) -> CardOpening:
+        honest = deck.opening(position)
+        if deck.epoch == 0 and position == 0 and self.round_number == 1:
+            return CardOpening(0, 0, "AS" if honest.card != "AS" else "KS", honest.opening)
+        return honest
+
+
+class StackingHost(Host):
+    """Shuffles with its seed alone, ignoring the seats' nonces, so it could fix the order."""
+
+    def _build_deck(self, epoch: int, seed: bytes, nonces: list[bytes],
+                    canonical: list[str]) -> DeckCommitment:
+        return super()._build_deck(epoch, seed, [], canonical)
+
+
+class SkippingHost(Host):
+    """Publishes no commitment for the last deck position."""
+
+    def _published_commitments(self, deck: DeckCommitment) -> list[bytes]:
+        return list(deck.commitments)[:-1]
+
+
+class LyingAuditHost(Host):
+    """Reveals, at the end of the round, a seed other than the one it committed to."""
+
+    def _revealed_seed(self, epoch: int) -> bytes:
+        return new_secret()
+
+
+async def expect_everyone_told(host_class: type[Host], text: str,
+                               seats: range = range(4)) -> None:
+    """Every listed seat is shown an error naming the dealer and saying `text`."""
+    async with table(host_class) as t:
+        await t.until(lambda: all(t.seats[i].told(text) for i in seats))
+    for i in seats:
+        failure = next(n.text for n in t.seats[i].notices if text in n.text)
+        assert "the dealer" in failure, failure
+
+
+async def test_a_swapped_face_up_card_is_caught_by_every_client_at_once() -> None:
+    await expect_everyone_told(TableSwapHost, "does not match the commitment for position 28")
+
+
+async def test_a_swapped_sealed_card_is_caught_by_its_seat_at_once() -> None:
+    await expect_everyone_told(SealedSwapHost, "does not match the commitment for position 0",
+                               range(1))
+
+
+async def test_a_fixed_shuffle_fails_every_clients_audit() -> None:
+    await expect_everyone_told(StackingHost, "epoch 0 is not the shuffle of the revealed seed")
+
+
+async def test_a_skipped_commitment_is_caught_by_every_client() -> None:
+    await expect_everyone_told(SkippingHost, "published 51 commitments for the 52 cards")
+
+
+async def test_a_lie_in_the_audit_is_caught_by_every_client() -> None:
+    await expect_everyone_told(LyingAuditHost, "not the one it committed to")
+
+
+# -- a seat cannot claim a card it was not dealt -------------------------------------------------
+
+
+class ForgingSeat(Seat):
+    """Once, plays a card from its hand with a forged opening instead of the dealt one."""
+
+    forged: bool = False
+
+    def _sign(self, chain: str, t: str, **fields: Any) -> None:
+        if t == "move" and fields["open"] and not self.forged:
+            self.forged = True
+            epoch, position, card, _ = fields["open"][0]
+            fields["open"] = [[epoch, position, card, new_secret()], *fields["open"][1:]]
+        super()._sign(chain, t, **fields)
+
+
+class TableCardSeat(RepeatableSeat):
+    """Once, lays a digit with the public opening of a table card of the same digit."""
+
+    table_cards: list[list] = field(default_factory=list)
+    claimed: bool = False
+
+    def _on_deal(self, msg: dict[str, Any]) -> None:
+        self.table_cards = [c for c in msg["cards"] if isinstance(c, list)]
+        super()._on_deal(msg)
+
+    def _sign(self, chain: str, t: str, **fields: Any) -> None:
+        if t == "move" and not self.claimed:
+            digit = fields["move"].split(":")[0].strip()
+            stolen = next((c for c in self.table_cards if c[2] == digit), None)
+            if stolen is not None:
+                self.claimed = True
+                fields["open"] = [stolen]
+        super()._sign(chain, t, **fields)
+
+
+async def test_a_forged_opening_is_refused_at_once_and_the_match_goes_on() -> None:
+    async with table(seat_class=lambda i: ForgingSeat if i == 1 else Seat) as t:
+        results = await t.results()
+    assert t.seats[1].forged
+    assert t.seats[1].told("does not open its commitment", "warning")
+    assert all(r["verified"] for r in results), [r["failures"] for r in results]
+
+
+async def test_claiming_a_table_card_as_ones_own_is_refused_at_once() -> None:
+    async with table(RepeatableHost, game="hekata",
+                     seat_class=lambda i: TableCardSeat if i == 2 else RepeatableSeat) as t:
+        await t.until(lambda: t.seats[2].told("was not dealt to you", "warning"))
+        assert t.seats[2].claimed
+        assert not any(n.level == "error" for s in t.seats for n in s.notices)  # never applied
+
+
+# -- a hostile relay is detected -------------------------------------------------------------
+
+
+class HostileProxy:
+    """Forwards one seat's WebSocket to the relay, tampering with the nth signed host message."""
+
+    def __init__(self, target: str, action: str, nth: int) -> None:
+        self.target, self.action, self.nth = target, action, nth
+        self.seen = 0
+        self.done = False
+        self.runner: web.AppRunner | None = None
+
+    async def start(self) -> str:
+        app = web.Application()
+        app.router.add_get("/ws", self._handle)
+        self.runner = web.AppRunner(app)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return f"ws://127.0.0.1:{port}/ws"
+
+    async def close(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    async def _handle(self, request: web.Request) -> web.WebSocketResponse:
+        seat = web.WebSocketResponse()
+        await seat.prepare(request)
+        async with aiohttp.ClientSession() as http, http.ws_connect(self.target) as relay:
+            upstream = asyncio.create_task(self._pump(seat, relay, tamper=False))
+            await self._pump(relay, seat, tamper=True)
+            upstream.cancel()
+        return seat
+
+    async def _pump(self, source: Any, sink: Any, tamper: bool) -> None:
+        async for message in source:
+            if message.type != aiohttp.WSMsgType.BINARY:
+                break
+            for data in self._tamper(message.data) if tamper else [message.data]:
+                await sink.send_bytes(data)
+
+    def _tamper(self, data: bytes) -> list[bytes]:
+        msg = msgpack.unpackb(data, raw=False)
+        if msg.get("t") != "frame" or unpack(msg["body"])["t"] != "s" or self.done:
+            return [data]
+        self.seen += 1
+        if self.seen < self.nth:
+            return [data]
+        self.done = True
+        if self.action == "drop":
+            return []
+        if self.action == "replay":
+            return [data, data]
+        body = unpack(msg["body"])
+        seq, prev, payload, signature = body["m"]
+        altered = payload.replace(b"\x00", b"\x01", 1) if b"\x00" in payload else payload + b" "
+        msg["body"] = pack("s", c=body["c"], m=[seq, prev, altered, signature])
+        return [msgpack.packb(msg, use_bin_type=True)]
+
+
+async def relay_tampering(action: str, text: str) -> None:
+    """Seat 3 reaches the relay through a proxy that tampers once; only seat 3 is told."""
+    proxy = HostileProxy("", action, nth=40)
+    proxied = await proxy.start()
+
+    def via(url: str, i: int) -> str:
+        proxy.target = url
+        return proxied if i == 3 else url
+
+    try:
+        async with table(via=via) as t:
+            results = await t.results()
+    finally:
+        await proxy.close()
+    assert proxy.done
+    assert t.seats[3].told("the relay: ") and t.seats[3].told(text)
+    assert results[3]["verified"] is False
+    assert any(f.startswith("the relay") for f in results[3]["failures"])
+    assert all(r["verified"] for r in results[:3]), [r["failures"] for r in results[:3]]
+    assert len({tuple(r["scores"]) for r in results}) == 1  # seat 3 resynced and finished
+
+
+async def test_a_relay_that_alters_a_frame_is_detected() -> None:
+    await relay_tampering("alter", "was altered")
+
+
+async def test_a_relay_that_drops_a_frame_is_detected() -> None:
+    await relay_tampering("drop", "were dropped")
+
+
+async def test_a_relay_that_replays_a_frame_is_detected() -> None:
+    await relay_tampering("replay", "was replayed")
