@@ -47,6 +47,13 @@ def deal_winner(start_scores: Sequence[int], finished: Round) -> int | None:
     return 0 if gained[0] > gained[1] else 1
 
 
+def side_name(game: str, kinds: Sequence[str], winner: int) -> str:
+    """The bot kind credited with a win: the seat's, or a four-player Hekata team's (RULES 2.1)."""
+    if game == "hekata" and len(kinds) == 4 and kinds[winner] != kinds[winner + 2]:
+        return f"{kinds[winner]}+{kinds[winner + 2]}"  # partners of different kinds share the win
+    return kinds[winner]
+
+
 def play_round(
     game: str, players: int, kinds: Sequence[str], rng: random.Random, dealer: int = 0,
     on_move: MoveHook | None = None,
@@ -78,7 +85,7 @@ def play_round(
 def simulate(
     game: str, players: int, rounds: int, bot_kinds: Sequence[str], seed: int = 0,
 ) -> SimResult:
-    """Play `rounds` independent rounds; seats take the bot kinds in turn, and the dealer rotates."""
+    """Play `rounds` independent rounds; seats take the bot kinds in turn; the dealer rotates."""
     rng = random.Random(seed)
     kinds = [bot_kinds[i % len(bot_kinds)] for i in range(players)]
     wins: Counter[str] = Counter()
@@ -91,8 +98,8 @@ def simulate(
         if winner is None:
             no_winner += 1
         else:
-            wins[kinds[winner]] += 1  # Hekata: team t is seats t and t+2, which share a kind
+            wins[side_name(game, kinds, winner)] += 1
     return SimResult(rounds, dict(wins), no_winner, moves, time.perf_counter() - started)
 
 
-__all__ = ["SimResult", "deal_winner", "play_round", "simulate"]
+__all__ = ["SimResult", "deal_winner", "play_round", "side_name", "simulate"]

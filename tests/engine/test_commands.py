@@ -257,3 +257,15 @@ def test_sim_errors(args: list[str], reason: str) -> None:
     """Issue: bad sim options exit with status 2 and say why."""
     done = run(["sim", *args])
     assert done.returncode == 2 and reason in done.stderr
+
+
+def test_sim_hekata_mixed_teams_are_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """RULES 2.1: with three kinds for four seats, a team of mixed partners is credited as both."""
+    from engine.simulate import side_name
+
+    kinds = ["greedy", "random", "random", "greedy"]
+    assert side_name("hekata", kinds, 0) == "greedy+random"
+    assert side_name("hekata", kinds, 1) == "random+greedy"
+    assert side_name("zodiak", kinds, 3) == "greedy"
+    assert main(["sim", "hekata", "--rounds", "2", "--bots", "greedy,random,random"]) == 0
+    assert "+" in capsys.readouterr().out

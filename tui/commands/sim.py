@@ -11,7 +11,8 @@ from engine.errors import IllegalMove
 from engine.match import check_players
 from engine.simulate import simulate
 
-HELP = "Play bot-only rounds and print wins per bot, the average round length and rounds per second."
+HELP = ("Play bot-only rounds and print wins per bot, the average round length and rounds per"
+        " second.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
                           "rounds_per_second": round(result.rounds_per_second, 1)}))
         return 0
     print(f"{result.rounds} {args.game} rounds, {args.players} players, seed {args.seed}")
-    for kind in dict.fromkeys(kinds):
+    for kind in dict.fromkeys([*kinds, *sorted(result.wins)]):  # and mixed Hekata teams
         won = result.wins.get(kind, 0)
         print(f"  {kind:8} won {won:6} ({100 * won / result.rounds:5.1f}%)")
     if result.no_winner:
