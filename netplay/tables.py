@@ -172,11 +172,17 @@ class TablesService:
 
     async def _deal(self, table: Table) -> None:
         """Serve the table until its match ends or its room goes, then forget it."""
+        serving = asyncio.create_task(table.host.serve(table.conn))
+        # A match that bots finish ends without any relay message to wake serve() up.
+        over = asyncio.create_task(table.host.done.wait())
         try:
-            await table.host.serve(table.conn)
-        except Exception:  # one broken table must not take the server down
-            log.exception("table %s failed", table.room)
+            await asyncio.wait((serving, over), return_when=asyncio.FIRST_COMPLETED)
+            if serving.done() and not serving.cancelled() and serving.exception() is not None:
+                log.error("table %s failed", table.room, exc_info=serving.exception())
         finally:
+            for task in (serving, over):
+                task.cancel()
+            await asyncio.gather(serving, over, return_exceptions=True)
             self.tables.pop(table.room, None)
             await table.conn.close()
             log.info("table %s closed", format_room_code(table.room))

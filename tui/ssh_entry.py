@@ -15,6 +15,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 
 from netplay.client import RemoteSession
+from netplay.protocol import clean_name
 from netplay.relay_client import RelayRefused
 from netplay.tables import TablesClient
 from netplay.wire import ProtocolError, format_room_code
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     for frozen in ("COLUMNS", "LINES"):
         os.environ.pop(frozen, None)
     tables = TablesClient(args.server)
-    app = ServerApp(tables, args.name[:20] or "player", ascii_only=args.ascii)
+    app = ServerApp(tables, clean_name(args.name, "player"), ascii_only=args.ascii)
     app.run()
     return app.return_code or 0
 

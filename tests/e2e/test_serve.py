@@ -192,7 +192,7 @@ async def test_announces_a_kept_host_key_and_serves_browsers(serve: ServerMaker,
 
 async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
                                                   players: Callable[[], Player]) -> None:
-    server = await serve()
+    server = await serve("--away-seconds", "0.2", "--bot-speed", "0.005")
     alice = players()
     await alice.login(server, "alice")
     await alice.see("No tables yet: press n to open one.")
@@ -211,6 +211,8 @@ async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
     await alice.type("y")
     await alice.see(f"{SERVER_LOGIN} alice")
     await alice.see(r"Zodiak +2/2 +0 +0 +playing")  # the dealer keeps the table; alice is away
+    # A bot plays for her until the match ends, and the finished table goes.
+    await alice.see("No tables yet")
     await alice.type("q")
     await alice.see("EXIT=0")
 
@@ -218,15 +220,19 @@ async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
 async def test_two_ssh_players_play_each_other(serve: ServerMaker,
                                                players: Callable[[], Player]) -> None:
     server = await serve()
-    alice, bob = players(), players()
+    alice, bob, carol = players(), players(), players()
     await alice.login(server, "alice")
     await bob.login(server, "bob")
+    await carol.login(server, "carol")
     await alice.new_table("b", expect="Zodiak for 2: you and 1 more person.")
     await bob.see(r"Zodiak +1/2 +1 +0 +waiting for players")
     await bob.type("Enter")
     at_table = {"alice": alice, "bob": bob}
     for player in at_table.values():
         await player.see(r"alice .*\n.*bob ")  # both seats filled, in order
+    await carol.see(r"Zodiak +2/2 +2 +0 +playing")
+    await carol.type("w")
+    await carol.see(r"alice .*\n.*bob ")
 
     moved: set[str] = set()
     while moved != {"alice", "bob"}:
@@ -237,6 +243,7 @@ async def test_two_ssh_players_play_each_other(serve: ServerMaker,
         await eventually(lambda o=other, n=name, b=before: _count_grew(o, f"{n} draws", b),
                          f"the other player to see {name} draw")
         moved.add(str(name))
+    await carol.see(r"alice draws(.*\n)*.*bob draws|bob draws(.*\n)*.*alice draws")
 
 
 async def _whose_turn(at_table: dict[str, Player]) -> str | None:

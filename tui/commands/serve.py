@@ -42,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="SSH sessions at once from one client address")
     parser.add_argument("--empty-table-seconds", type=float, default=120.0,
                         help="close a table nobody sits at or watches for this long")
+    parser.add_argument("--away-seconds", type=float, default=30.0,
+                        help="seconds a player may be away before a bot plays for them")
     parser.add_argument("--bot-speed", type=float, default=0.6,
                         help="seconds between bot moves")
 
@@ -60,8 +62,9 @@ def check(args: argparse.Namespace) -> str | None:
     for name in ("max_tables", "max_sessions", "sessions_per_address"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1"
-    if args.empty_table_seconds <= 0 or args.bot_speed < 0:
-        return "--empty-table-seconds must be positive and --bot-speed not negative"
+    if args.empty_table_seconds <= 0 or args.away_seconds <= 0 or args.bot_speed < 0:
+        return ("--empty-table-seconds and --away-seconds must be positive, --bot-speed not"
+                " negative")
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
         return f"--authorized-keys {args.authorized_keys}: no such file"
     if args.password == "":
@@ -108,7 +111,8 @@ async def serve(args: argparse.Namespace) -> int:
     app = make_relay_app(RelayLimits())
     tables = TablesService(TableLimits(max_tables=args.max_tables,
                                        empty_seconds=args.empty_table_seconds,
-                                       bot_delay=args.bot_speed))
+                                       bot_delay=args.bot_speed,
+                                       away_timeout=args.away_seconds))
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []
     door: SSHDoor | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import aiohttp
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -138,7 +139,9 @@ class LobbyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Tables on this server — you are {self.player_name}", id="lobby-title")
+        # A user name is whatever the SSH client sent: shown as plain text, never as markup.
+        yield Static(Text(f"Tables on this server — you are {self.player_name}"),
+                     id="lobby-title")
         yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it.",
                      id="lobby-help")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
