@@ -533,6 +533,10 @@ class RemoteSession(GameSession):
         ledger.canonical[epoch] = canonical
         self._check(ledger.audit.deck_committed, epoch, canonical, msg.get("commitments"))
         ledger.open = None
+        me = self.my_seat
+        if ("n", ledger.number, epoch) in self._sent and me not in ledger.nonces.get(epoch, {}):
+            raise FairnessError(DEALER, f"shuffled epoch {epoch} without the nonce this seat"
+                                " revealed (or it came after the host's timeout)")
 
     def _duties(self) -> None:
         """Commit to or reveal this seat's nonce when a shuffle waits for it."""
@@ -645,6 +649,8 @@ class RemoteSession(GameSession):
             if (body.get("round"), body.get("n")) != (ledger.number, n):
                 raise FairnessError(seat, f"signed move {body.get('n')} was replayed as move {n}")
             text, raw = body.get("move"), body.get("open")
+        elif seat == self.my_seat and self.phase == "live":
+            self.emit(Notice(f"the host played {text} for you", "warning"))
         move = parse_move(self.game, text)
         openings = [CardOpening.from_wire(o, blame) for o in (raw if isinstance(raw, list)
                                                                else [None])]

@@ -70,6 +70,7 @@ from netplay.wire import field as get_field
 
 log = logging.getLogger("cardtui.host")
 STRIKES_BEFORE_IGNORING = 20
+MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 
 
 @dataclass
@@ -416,6 +417,8 @@ class Host:
 
     async def _on_chat(self, conn: int, msg: dict[str, Any]) -> None:
         text = get_field(msg, "text", str)[:MAX_CHAT]
+        if len(self.log) >= MAX_CHAIN:
+            raise ProtocolError("not_allowed", "enough chat for this round")
         index = self.seat_of(conn)
         name = self.seats[index].name if index is not None else f"watcher {conn}"
         text = "".join(ch for ch in text if ch.isprintable())
@@ -781,6 +784,7 @@ class Host:
         }
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
+        tmp.touch(mode=0o600)  # it holds this round's seeds: whoever reads it knows the deck
         tmp.write_text(json.dumps(data))
         tmp.replace(path)
 
