@@ -495,3 +495,20 @@ def test_run_and_digit_parsers_raise_only_illegal_move() -> None:
     for bad in (None, 3, [], {}):
         with pytest.raises(IllegalMove):
             Run.parse(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("path", sorted(RECORDS.glob("*.json")), ids=lambda p: p.stem)
+def test_sample_records(path: Path) -> None:
+    """RECORDS.md: every sample record is valid, illegal or invalid as its name says."""
+    if "invalid" in path.stem:
+        with pytest.raises(RecordError):
+            Record.loads(path.read_text())
+        return
+    result = Record.loads(path.read_text()).replay()
+    assert result.ok == ("illegal" not in path.stem)
+    record = Record.loads(path.read_text())
+    assert json.loads(record.dumps()) == {**json.loads(path.read_text()),
+                                          "scores": record.scores}  # written back unchanged
+    if path.stem.startswith(("hekata_", "zodiak_four")):
+        state = result.to_json()["state"]
+        assert state["round_over"] is True and state["turn"] is None
