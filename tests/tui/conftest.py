@@ -33,13 +33,14 @@ def fresh_app(game: str, players: int, seed: int, sign: str = "leo") -> CardApp:
 
 
 def app_from_deal(game: str, seats: list[dict[str, Any]], dealer: int, deal: dict[str, Any],
-                  delay: float = 0.0) -> CardApp:
+                  delay: float = 0.0, scores: list[int] | None = None) -> CardApp:
     """An app whose match resumes a round that starts from a chosen deal (a game record)."""
     record = {
         "game": game,
         "seats": [{"name": s["name"], **({"sign": s["sign"]} if "sign" in s else {})}
                   for s in seats],
         "dealer": dealer, "deal": deal, "moves": [],
+        **({"scores": scores} if scores is not None else {}),
         "cardtui": {"seats": seats, "my_seat": 0, "seed": 7, "moves_made": 0,
                     "rounds_played": 0},
     }

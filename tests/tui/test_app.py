@@ -9,7 +9,7 @@ from textual.widgets import Markdown
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, resume_match, save_path
-from tui.screens.dialogs import ConfirmQuit
+from tui.screens.dialogs import ConfirmQuit, Summary
 from tui.screens.hekata import HekataScreen
 from tui.screens.help import HelpScreen
 from tui.screens.start import StartScreen
@@ -120,3 +120,38 @@ async def test_ascii_mode_draws_letters() -> None:
         screen = await settle(pilot)
         text = str(screen.query_one("#hand", CardRow).render())
         assert "|" in text and not any(s in text for s in "♠♥♦♣╭")
+
+
+async def test_the_match_result_ends_the_match() -> None:
+    # 50 points and one card left: going out takes you past 55.
+    app = app_from_deal("zodiak", SEATS, 1, {
+        "hands": [["7H"], ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
+        "pile": ["2H"], "stock": ["4D", "5H"]}, scores=[50, 0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        summary = await settle(pilot)
+        assert isinstance(summary, Summary) and "Me goes out and scores 7" in summary.title_text
+        await pilot.press("enter")
+        result = await settle(pilot)
+        assert isinstance(result, Summary) and result.title_text == "You win the match!"
+        assert "57" in result.body
+        await pilot.press("enter")
+        await pilot.pause()
+    assert app.return_value == "You win the match!"
+    assert not save_path().exists()
+
+
+async def test_start_screen_resumes_a_saved_match() -> None:
+    saved = app_from_deal("zodiak", SEATS, 1, {
+        "hands": [["7H", "8H"], ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
+        "pile": ["2H"], "stock": ["4D", "5H"]})
+    del saved  # its match is the save file the start screen finds
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("r")
+        screen = await settle(pilot)
+        assert isinstance(screen, ZodiakScreen)
+        assert [str(c) for c in screen.hand] == ["7H", "8H"]
