@@ -183,6 +183,15 @@ async def test_announces_a_kept_host_key_and_serves_browsers(serve: ServerMaker,
         assert page.status == 200
         html = await page.text()
     assert f"ws://127.0.0.1:{server.web_port}/ws" in html  # the page's terminal socket
+    # What the page's terminal does: open the socket and read the app's output.
+    async with aiohttp.ClientSession() as http, http.ws_connect(
+            f"ws://127.0.0.1:{server.web_port}/ws?width=100&height=30") as terminal:
+        seen = ""
+        while f"{SERVER_LOGIN} guest" not in seen:
+            message = await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)
+            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+            if message.type is aiohttp.WSMsgType.BINARY:  # text messages are meta (title, ...)
+                seen += message.data.decode(errors="replace")
 
     assert "cardtui serve stopped." in await server.stop()
     assert server.process.returncode == 0
