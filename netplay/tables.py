@@ -19,14 +19,16 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp import web
 
-from netplay.host import Host, HostConfig
 from netplay.relay_client import RelayConnection
 from netplay.wire import format_room_code, parse_room_code
+
+if TYPE_CHECKING:
+    from netplay.host import Host
 
 log = logging.getLogger("cardtui.tables")
 
@@ -158,6 +160,9 @@ class TablesService:
                                   " keeps; join one of them or try again later")
         if self.relay_url is None:
             raise RuntimeError("the tables service has no relay to open rooms on")
+        # Imported here: every session's lobby imports this module and never deals.
+        from netplay.host import Host, HostConfig
+
         owner = secrets.token_hex(16)
         config = HostConfig(game=request.game, players=request.players, bots=request.bots,
                             bot_delay=self.limits.bot_delay,
