@@ -85,6 +85,7 @@ class GameScreen(Screen[None]):
                 with Horizontal(id="top"):
                     yield Players(self.ascii_only, id="players")
                     yield from self.compose_table()
+                yield from self.compose_middle()
                 yield Static("", id="last-move")
                 yield GameLog(id="log")
                 yield from self.compose_hand()
@@ -94,6 +95,10 @@ class GameScreen(Screen[None]):
 
     def compose_table(self) -> ComposeResult:
         """The game's public cards (pile or table); subclasses yield their widgets."""
+        yield from ()
+
+    def compose_middle(self) -> ComposeResult:
+        """What fills the middle of a big window; subclasses may yield widgets."""
         yield from ()
 
     def compose_hand(self) -> ComposeResult:

@@ -49,11 +49,16 @@ class ZodiakScreen(GameScreen):
         self.cursor = 0
         self.selected: list[Card] = []
         self.hint_suit: str | None = None
+        self.last_run: tuple[int, Run] | None = None
 
     def compose_table(self) -> ComposeResult:
         with Vertical(id="pile-panel"):
             yield CardRow(self.ascii_only, "", id="pile")
             yield Static("", id="pile-info")
+
+    def compose_middle(self) -> ComposeResult:
+        # Only shown in a big window: the last run played, face up, large.
+        yield CardRow(self.ascii_only, "", id="last-run")
 
     def compose_hand(self) -> ComposeResult:
         yield CardRow(self.ascii_only, "You have no cards.", id="hand")
@@ -70,6 +75,7 @@ class ZodiakScreen(GameScreen):
 
     def on_new_round(self) -> None:
         self.selected, self.cursor, self.hint_suit = [], 0, None
+        self.last_run = None
 
     # -- showing ------------------------------------------------------------
 
@@ -85,7 +91,22 @@ class ZodiakScreen(GameScreen):
         self._show_hand(view)
         self._show_status(view)
 
+    def _show_last_run(self) -> None:
+        if isinstance(self.last_move, Run) and self.last_mover is not None:
+            self.last_run = (self.last_mover, self.last_move)
+        row = self.query_one("#last-run", CardRow)
+        if self.last_run is None:
+            row.faces, row.border_title = (), ""
+            return
+        seat, run = self.last_run
+        row.faces = tuple(french_face(c, self.ascii_only, fresh=run is self.last_move)
+                          for c in run.cards)
+        name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
+        suit = f", declaring {SUIT_NAMES[run.declared]}" if run.declared else ""
+        row.border_title = f"{name} played{suit}"
+
     def _show_pile(self, view: ZodiakRound) -> None:
+        self._show_last_run()
         fresh = isinstance(self.last_move, Run)
         self.query_one("#pile", CardRow).faces = (french_face(view.top, self.ascii_only,
                                                               fresh=fresh),)
