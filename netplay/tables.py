@@ -18,7 +18,7 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
@@ -244,7 +244,7 @@ async def _tables_lifetime(app: web.Application) -> AsyncIterator[None]:
 async def list_tables(request: web.Request) -> web.Response:
     """Answer the listing of open tables."""
     service = request.app[TABLES_KEY]
-    tables = [t.__dict__ for t in service.listing()]
+    tables = [asdict(t) for t in service.listing()]
     return web.json_response({"tables": tables, "max_tables": service.limits.max_tables})
 
 

@@ -97,14 +97,14 @@ async def serve(tmp_path: Path) -> AsyncIterator[ServerMaker]:
     """Yield a coroutine that starts `cardtui serve` on free loopback ports with extra options."""
     servers: list[Server] = []
 
-    async def start(*options: str, host_key: bool = True) -> Server:
+    async def start(*options: str, host_key: bool = True, **environment: str) -> Server:
         ssh_port, port, web_port = free_port(), free_port(), free_port()
         argv = [sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
                 "--ssh-port", str(ssh_port), "--port", str(port), "--web-port", str(web_port),
                 "--bot-speed", "0.05", *options]
         if host_key:
             argv += ["--host-key", str(tmp_path / "host_key")]
-        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), **environment}
         process = await asyncio.create_subprocess_exec(
             *argv, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, env=env)
         assert process.stdout is not None
@@ -344,11 +344,14 @@ async def test_door_options_pass_through(serve: ServerMaker, tmp_path: Path) -> 
     status, _, err = await ssh_run(ssh_argv(server.ssh_port, "-T", "-i", str(key)))
     assert status == 1 and "cardtui needs a terminal: connect with ssh -t" in err
 
-    guarded = await serve("--password", "open sesame")
-    with pytest.raises(asyncssh.PermissionDenied):
-        await asyncssh.connect("127.0.0.1", guarded.ssh_port, username="eve", password="guess",
-                               known_hosts=None, client_keys=None, agent_path=None)
-    async with asyncssh.connect("127.0.0.1", guarded.ssh_port, username="ann",
-                                password="open sesame", known_hosts=None, client_keys=None,
-                                agent_path=None):
-        pass
+    by_flag = await serve("--password", "open sesame")
+    by_environment = await serve(CARDTUI_SSH_PASSWORD="open sesame")
+    for guarded in (by_flag, by_environment):
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.connect("127.0.0.1", guarded.ssh_port, username="eve",
+                                   password="guess", known_hosts=None, client_keys=None,
+                                   agent_path=None)
+        async with asyncssh.connect("127.0.0.1", guarded.ssh_port, username="ann",
+                                    password="open sesame", known_hosts=None, client_keys=None,
+                                    agent_path=None):
+            pass

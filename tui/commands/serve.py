@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shlex
 import signal
 import socket
@@ -19,6 +20,7 @@ HELP = (
     "and an SSH door that gives each session its own cardtui in its own terminal."
 )
 WEB_NAME = "guest"
+PASSWORD_VARIABLE = "CARDTUI_SSH_PASSWORD"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,8 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also serve the lobby to web browsers on this port")
     parser.add_argument("--authorized-keys", type=Path, metavar="FILE",
                         help="only let in SSH clients holding a key listed in FILE")
-    parser.add_argument("--password", metavar="PW",
-                        help="only let in SSH clients that give this password")
+    parser.add_argument("--password", metavar="PW", default=os.environ.get(PASSWORD_VARIABLE),
+                        help="only let in SSH clients that give this password (or set"
+                             f" {PASSWORD_VARIABLE}, which other users cannot read in ps)")
     parser.add_argument("--max-tables", type=int, default=50, help="tables open at once")
     parser.add_argument("--max-sessions", type=int, default=64, help="SSH sessions at once")
     parser.add_argument("--sessions-per-address", type=int, default=4,
@@ -74,6 +77,8 @@ def check(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until Ctrl-C or SIGTERM; the exit status."""
+    # Sessions' programs inherit this environment; the password has no business there.
+    os.environ.pop(PASSWORD_VARIABLE, None)
     problem = check(args)
     if problem:
         print(f"cardtui serve: {problem}", file=sys.stderr)
