@@ -24,6 +24,7 @@ from engine.records import Record, ReplayResult
 from engine.zodiak import SIGNS, Draw, Run, ZodiakRound
 
 MAX_MOVES = 3000
+DECK = french_deck()
 
 # -- Zodiak ------------------------------------------------------------------------------
 
@@ -44,16 +45,18 @@ def probe_runs(state: ZodiakRound, rng: random.Random) -> list[Run]:
         cards = rng.sample(hand, rng.randint(1, min(4, len(hand))))
         declared = rng.choice("SHDC") if len(cards) == 1 and cards[0].rank == 8 else None
         probes.append(Run(tuple(cards), declared))
-    outside = [c for c in french_deck() if c not in hand]
-    probes.append(Run((rng.choice(outside),)))
+    outside = rng.choice(DECK)
+    if outside not in hand:
+        probes.append(Run((outside,)))
     return probes
 
 
-def check_zodiak_invariants(state: ZodiakRound, deck: list[Card], views: list[ZodiakRound],
+def check_zodiak_invariants(state: ZodiakRound, deck: set[Card], views: list[ZodiakRound],
                             rng: random.Random) -> list[Any]:
     """Assert every invariant of the position and return the legal moves."""
     held = [c for h in state.hands for c in h]
-    assert Counter(held + state.pile + state.stock) == Counter(deck), "a card was made or lost"
+    every = held + state.pile + state.stock
+    assert len(every) == len(deck) and set(every) == deck, "a card was made or lost"
     assert None not in held and state.pile
     for seat, view in enumerate(views):
         fresh = state.view(seat)
@@ -99,12 +102,13 @@ def zodiak_round(rng: random.Random, greedy_share: float) -> tuple[ZodiakRound, 
     signs = [rng.choice(SIGNS[:4]) for _ in range(players)]  # few signs: shared ones happen
     scores = [rng.randrange(55) for _ in range(players)]
     state = ZodiakRound.deal(deck, signs, rng.randrange(players), scores)
+    whole = set(deck)
     record = Record.of_round("zodiak", [f"p{i}" for i in range(players)], state.copy())
     views = [state.view(s) for s in range(players)]
     greedy = GreedyBot()
     moves = 0
     while True:
-        legal = check_zodiak_invariants(state, deck, views, rng)
+        legal = check_zodiak_invariants(state, whole, views, rng)
         if state.round_over:
             break
         assert moves < MAX_MOVES
