@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="players including you: zodiak 2-4 (default 3), hekata 2 or 4"
                              " (default 4)")
     parser.add_argument("--name", default=None, help="your name (default: your login name)")
-    parser.add_argument("--sign", default=None, choices=SIGNS, metavar="SIGN",
+    parser.add_argument("--sign", default=None, choices=SIGNS, metavar="SIGN", type=str.lower,
                         help="your zodiac sign for Zodiak (default: today's)")
     parser.add_argument("--bots", default="greedy",
                         help="bot kinds for the other seats in turn, e.g. greedy,random")
