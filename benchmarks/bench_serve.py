@@ -26,6 +26,15 @@ from bench_ssh import SSH_OPTIONS, descendants, machine, pss_kib, rss_kib
 MARKER = "Tables on this server"
 
 
+def cpu_seconds(pid: int) -> float:
+    """Return the user + system CPU time a process has used so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def free_port() -> int:
     """Return a TCP port that was free on 127.0.0.1 a moment ago."""
     with socket.socket() as probe:
@@ -77,6 +86,7 @@ async def one_session(port: int, user: str) -> tuple[float, asyncio.subprocess.P
 async def measure(sessions: int) -> None:
     """Start a server, open one session alone, then all sessions at once, and print figures."""
     with tempfile.TemporaryDirectory() as scratch:
+        load_before = os.getloadavg()[0]
         server, port = await start_server(Path(scratch), sessions)
         idle_rss = rss_kib(server.pid)
         alone, client = await one_session(port, "warmup")
@@ -90,6 +100,7 @@ async def measure(sessions: int) -> None:
         tree = [server.pid, *descendants(server.pid)]
         tree_rss = sum(rss_kib(pid) for pid in tree)
         tree_pss = sum(pss_kib(pid) for pid in tree)
+        session_cpu = sorted(cpu_seconds(pid) for pid in tree[1:])
         for _, client in results:
             client.kill()
             await client.wait()
@@ -103,6 +114,10 @@ async def measure(sessions: int) -> None:
     print(f"connect -> lobby on screen: median {statistics.median(latencies):.0f} ms, "
           f"worst {latencies[-1]:.0f} ms, best {latencies[0]:.0f} ms "
           f"(all {sessions} in {wall:.1f} s)")
+    print(f"CPU used by each session's process up to now: median "
+          f"{statistics.median(session_cpu):.2f} s, so {sessions} sessions on {os.cpu_count()} "
+          f"CPUs need at least {sum(session_cpu) / (os.cpu_count() or 1):.1f} s (load average "
+          f"{load_before:.1f} before the run)")
     print(f"memory: server + {len(tree) - 1} processes under it = {tree_rss / 1024:.1f} MiB RSS, "
           f"{tree_rss / sessions / 1024:.1f} MiB per session; PSS (shared pages split) "
           f"{tree_pss / 1024:.1f} MiB, {tree_pss / sessions / 1024:.1f} MiB per session")
