@@ -67,3 +67,14 @@ async def test_a_whole_deal_by_keys() -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert game_screen(app).round_number == 2
+
+
+async def test_clicks_choose_and_lay_a_card() -> None:
+    app = deal_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        # The hand's content starts inside its border and padding; each card is 6 columns.
+        await pilot.click("#hand", offset=(2 + 6 * 5 + 2, 1 + 2))
+        assert screen.cursor == 5 and not screen.query(TrickBuilder)
+        await pilot.click("#hand", offset=(2 + 6 * 5 + 2, 1 + 2))
+        assert screen.query_one(TrickBuilder).card == 9

@@ -199,7 +199,12 @@ class HekataScreen(GameScreen):
         await self.send(move)
         self.call_after_refresh(self.show_game)
 
-    def on_card_row_clicked(self, event: CardRow.Clicked) -> None:
-        if event.row.id == "hand" and self.builder is None and event.index < len(self.hand):
-            self.cursor = event.index
-            event.row.cursor = event.index
+    async def on_card_row_clicked(self, event: CardRow.Clicked) -> None:
+        # The first click puts the cursor on a card; a click on the cursor's card lays it.
+        if event.row.id != "hand" or self.builder is not None or event.index >= len(self.hand):
+            return
+        if event.index == self.cursor and self.my_turn:
+            await self.action_choose()
+            return
+        self.cursor = event.index
+        event.row.cursor = event.index
