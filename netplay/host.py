@@ -141,6 +141,7 @@ class Host:
     state: Round | None = None
     record: Record | None = None
     round_number: int = 0  # also the number of the signed chain in use (0: the lobby)
+    round_scored: bool = True  # whether the match has taken the last round's scores
     moves_made: int = 0
     started: bool = False
     finished: bool = False
@@ -189,8 +190,7 @@ class Host:
         self.on_event(f"room {relay.room} open")
         self._bot_task = asyncio.create_task(self._play_loop())
         if self.started and self.match is not None and not self.match.over:
-            if self.state is not None and self.state.round_over and (
-                    self.match.rounds_played < self.round_number):
+            if self.state is not None and self.state.round_over and not self.round_scored:
                 self._spawn(self._locked(self._end_round))  # it stopped before scoring a round
             elif self.state is None or self.state.round_over:
                 self._spawn(self._locked(self._deal))  # it stopped between two rounds
@@ -577,6 +577,7 @@ class Host:
         if self.finished:
             return
         self.state = match.start_round([card_of(self.config.game, c) for c in deck.cards])
+        self.round_scored = False
         self.record = Record.of_round(self.config.game, [s.name for s in self.seats], self.state)
         layout = deal_layout(self.config.game, self.config.players)
         self.epochs[0].owners = list(layout)
@@ -701,6 +702,7 @@ class Host:
         points = (state.points() if isinstance(state, zodiak.ZodiakRound)
                   else max(b - a for a, b in zip(record.scores, state.scores)))
         match.end_round(state)  # before the broadcast saves, so a restart deals the next round
+        self.round_scored = True
         infos = tuple(s.info() for s in self.seats)
         summary = round_summary(self.config.game, infos, state, winner, points)
         await self._broadcast("round_end", round=self.round_number, winner=winner,
@@ -792,6 +794,7 @@ class Host:
         return {
             "identity": self.identity.seed.hex(), "table": self.table,
             "round": self.round_number, "log": [b.hex() for b in self.log], "after": self._after,
+            "scored": self.round_scored,
             "heads": {k: [h.seq, h.head.hex()] for k, h in self.heads.items()},
             "precommits": {k: msgpack.packb(v, use_bin_type=True).hex()
                            for k, v in self.precommits.items()},
@@ -805,7 +808,7 @@ class Host:
     def _restore_fair(self, data: dict[str, Any]) -> None:
         self.identity, self.table = Identity(bytes.fromhex(data["identity"])), data["table"]
         self._new_chain(data["round"])
-        self._after = data.get("after", 0)
+        self._after, self.round_scored = data.get("after", 0), data.get("scored", True)
         self.log = [bytes.fromhex(b) for b in data["log"]]
         if self.log:
             last = SignedMessage.from_wire(unpack(self.log[-1])["m"])

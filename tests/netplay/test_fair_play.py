@@ -370,3 +370,57 @@ async def test_a_relay_that_drops_a_frame_is_detected() -> None:
 
 async def test_a_relay_that_replays_a_frame_is_detected() -> None:
     await relay_tampering("replay", "was replayed")
+
+
+# -- a host that stops mid-shuffle comes back ----------------------------------------------------
+
+
+class FreezingHost(Host):
+    """Stops dealing right after announcing round 2's shuffle, as if it crashed there."""
+
+    frozen: asyncio.Event
+
+    async def _broadcast(self, t: str, **fields: Any) -> None:
+        await super()._broadcast(t, **fields)
+        if t == "shuffle" and fields["round"] == 2:
+            self.__dict__.setdefault("frozen", asyncio.Event()).set()
+            await asyncio.Event().wait()
+
+
+async def test_a_host_stopped_mid_shuffle_resumes_it_and_every_round_verifies(tmp_path) -> None:
+    relay = await start_relay("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{relay.port}/ws"
+    conn = await RelayConnection.open_room(url)
+    save = tmp_path / "hosted.json"
+    config = HostConfig(players=4, seed=5, reveal_timeout=5.0, save_path=save)
+    host = FreezingHost(config, on_event=lambda line: None)
+    serving = asyncio.create_task(host.serve(conn))
+    seats = [Seat(game="", url=url, room=conn.room, name=f"p{i}") for i in range(4)]
+    for seat in seats:
+        await seat.start()
+    games = [asyncio.create_task(play_as_bot(s, "greedy", i)) for i, s in enumerate(seats)]
+    try:
+        async with asyncio.timeout(WAIT):
+            while "frozen" not in host.__dict__:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.2)  # the seats' reveals reach the frozen host and are saved
+        serving.cancel()
+        await conn.close()
+        resumed, room, secret = Host.resume(HostConfig(reveal_timeout=5.0), save)
+        resumed.on_event = lambda line: None
+        assert resumed.round_number == 2 and len(resumed.epochs) == 1
+        conn = await RelayConnection.open_room(url, room, secret)
+        serving = asyncio.create_task(resumed.serve(conn))
+        results = await asyncio.wait_for(asyncio.gather(*games), WAIT)
+        rounds = resumed.match.rounds_played
+    finally:
+        for task in games:
+            task.cancel()
+        for seat in seats:
+            await seat.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+    for result in results:
+        assert result["verified"], result["failures"]
+        assert result["audit"] == [f"round {r} verified" for r in range(1, rounds + 1)]
