@@ -20,7 +20,7 @@ import msgpack
 from aiohttp import web
 
 from netplay.client import RemoteSession, play_as_bot
-from netplay.fairness import CardOpening, DeckCommitment, new_secret
+from netplay.fairness import CardOpening, DeckCommitment, Identity, new_secret
 from netplay.host import Host, HostConfig
 from netplay.protocol import pack, unpack
 from netplay.relay import start_relay
@@ -70,16 +70,20 @@ class Table:
 async def table(host_class: type[Host] = Host, game: str = "zodiak", players: int = 4,
                 seat_class: Callable[[int], type[Seat]] = lambda i: Seat,
                 via: Callable[[str, int], str] = lambda url, i: url,
-                seed: int = 7) -> AsyncIterator[Table]:
-    """Seat `players` bots at a table of `game` dealt by `host_class` through a fresh relay."""
+                seed: int = 7, bots: int = 0, watchers: int = 0) -> AsyncIterator[Table]:
+    """Seat remote bots at a table of `game` dealt by `host_class` through a fresh relay.
+
+    `bots` seats are played by the host itself; `watchers` more sessions only watch.
+    """
     relay = await start_relay("127.0.0.1", 0)
     url = f"ws://127.0.0.1:{relay.port}/ws"
     conn = await RelayConnection.open_room(url)
-    host = host_class(HostConfig(game=game, players=players, seed=seed, reveal_timeout=5.0),
-                      on_event=lambda line: None)
+    host = host_class(HostConfig(game=game, players=players, bots=bots, seed=seed,
+                                 reveal_timeout=5.0), on_event=lambda line: None)
     serving = asyncio.create_task(host.serve(conn))
-    seats = [seat_class(i)(game="", url=via(url, i), room=conn.room, name=f"p{i}")
-             for i in range(players)]
+    seats = [seat_class(i)(game="", url=via(url, i), room=conn.room, name=f"p{i}",
+                           watch=i >= players - bots)
+             for i in range(players - bots + watchers)]
     for seat in seats:
         await seat.start()
         await seat.wait_seated()
@@ -147,6 +151,16 @@ async def test_an_honest_hekata_match_verifies() -> None:
     async with table(game="hekata") as t:
         results = await t.results()
     assert all(r["verified"] and r["audit"] for r in results), [r["failures"] for r in results]
+
+
+async def test_host_side_bots_and_a_watcher_take_part_and_every_round_verifies() -> None:
+    async with table(bots=2, watchers=1) as t:
+        results = await t.results()
+        rounds = t.host.match.rounds_played
+    assert t.seats[2].my_seat is None  # the watcher
+    for result in results:
+        assert result["verified"], result["failures"]
+        assert result["audit"] == [f"round {r} verified" for r in range(1, rounds + 1)]
 
 
 # -- a dishonest dealer is caught by every honest client -------------------------------------
@@ -259,6 +273,28 @@ class TableCardSeat(RepeatableSeat):
                 self.claimed = True
                 fields["open"] = [stolen]
         super()._sign(chain, t, **fields)
+
+
+class ImpostorSeat(Seat):
+    """Once, signs a move with a key other than the one it joined with."""
+
+    impostor: bool = False
+
+    def _sign(self, chain: str, t: str, **fields: Any) -> None:
+        if t == "move" and not self.impostor:
+            self.impostor = True
+            real, self.identity.key = self.identity.key, Identity.generate()
+            super()._sign(chain, t, **fields)
+            self.identity.key = real
+            return
+        super()._sign(chain, t, **fields)
+
+
+async def test_a_move_signed_with_another_key_is_refused_at_once() -> None:
+    async with table(seat_class=lambda i: ImpostorSeat if i == 0 else Seat) as t:
+        await t.until(lambda: t.seats[0].told("its signature is wrong", "warning"))
+    assert t.seats[0].impostor
+    assert not any(n.level == "error" for s in t.seats for n in s.notices)
 
 
 async def test_a_forged_opening_is_refused_at_once_and_the_match_goes_on() -> None:
