@@ -136,6 +136,7 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.client = client
         self.player_name = name
+        self._first_listing = True
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -173,6 +174,11 @@ class LobbyScreen(Screen[None]):
                            str(t.watching), STATE_WORDS.get(t.state, t.state), key=t.room)
         if highlighted is not None and any(t.room == highlighted for t in tables):
             widget.move_cursor(row=widget.get_row_index(highlighted))
+        elif self._first_listing:
+            # Most people come to join someone: start on the first table that waits for players.
+            waiting = next((i for i, t in enumerate(tables) if t.state == "waiting"), 0)
+            widget.move_cursor(row=waiting)
+        self._first_listing = not tables
         count = len(tables)
         self.set_status("No tables yet: press n to open one." if not count else
                         f"{count} table{'s' if count != 1 else ''}.")
