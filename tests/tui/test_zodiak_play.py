@@ -74,7 +74,7 @@ async def test_an_ace_alone_makes_you_draw_two_with_one_key() -> None:
         assert "draw 2 cards" in status
         await pilot.press("enter")
         await settle(pilot)
-        assert "Me draws 2 cards" in log_text(app)
+        assert "Me draws 2 cards: 2C 3D" in log_text(app)  # your own draws name the cards
 
 
 async def test_an_ace_answers_an_ace() -> None:

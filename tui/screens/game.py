@@ -160,7 +160,7 @@ class GameScreen(Screen[None]):
             self.scores = tuple(event.view.scores)
             if event.seat == self.my_seat:
                 self.sent = False
-            self.write_log(event.text, mine=event.seat == self.my_seat)
+            self.write_log(self.move_text(event), mine=event.seat == self.my_seat)
             self.query_one("#last-move", Static).update(f"Last move: {event.text}")
         elif isinstance(event, RoundEnded):
             self.view, self.scores = event.view, event.scores
@@ -195,14 +195,26 @@ class GameScreen(Screen[None]):
                 await asyncio.sleep(wait)
         self._last_shown = time.monotonic()
 
+    def move_text(self, event: MoveMade) -> str:
+        """The log line for a move: the session's words, plus the cards you drew."""
+        history = getattr(event.view, "history", None)
+        if event.seat != self.my_seat or not history:
+            return event.text
+        drawn = [c for c in getattr(history[-1], "drawn", ()) if c is not None]
+        if not drawn or self.session.game != "zodiak":
+            return event.text
+        return f"{event.text}: {' '.join(map(str, drawn))}"
+
     def score_lines(self, scores: tuple[int, ...]) -> str:
         """The match scores, one line per seat (Zodiak) or team (Hekata)."""
         if self.session.game == "zodiak":
-            rows = [(s.name, scores[i]) for i, s in enumerate(self.seats) if i < len(scores)]
+            sizes = self.view.hand_sizes() if self.view is not None else []
+            rows = [(s.name, scores[i], f"  {sizes[i]:>2} left" if i < len(sizes) else "")
+                    for i, s in enumerate(self.seats) if i < len(scores)]
         else:
-            rows = [(self.team_name(t), score) for t, score in enumerate(scores)]
-        width = max((len(name) for name, _ in rows), default=4)
-        lines = [f"{name:<{width}}  {score:>6,}" for name, score in rows]
+            rows = [(self.team_name(t), score, "") for t, score in enumerate(scores)]
+        width = max((len(name) for name, _, _ in rows), default=4)
+        lines = [f"{name:<{width}}{left}  {score:>6,}" for name, score, left in rows]
         return "\n".join(lines) + f"\n\nThe match is played to {self.target:,}."
 
     def team_name(self, team: int) -> str:
