@@ -174,8 +174,8 @@ class RoundLedger:
                 if state.turn != seat:
                     return f"replaying the revealed deck, move {number} was not seat {seat}'s"
                 state.push(move)
-        except (IllegalMove, RecordError, FairnessError, IndexError, KeyError,
-                AssertionError) as exc:
+        except (IllegalMove, RecordError, ValueError, TypeError, IndexError, KeyError,
+                AssertionError) as exc:  # ValueError includes FairnessError
             return f"replaying the round with the revealed deck failed: {exc}"
         if not state.round_over or list(state.scores) != list(scores):
             return (f"replaying the revealed deck ends with scores {list(state.scores)},"
@@ -290,6 +290,11 @@ class RemoteSession(GameSession):
                 self._on_game_message(unpack(msg.get("body")))
             except ProtocolError as exc:
                 self.emit(Notice(f"the host sent a bad message: {exc.message}", "error"))
+            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+                # Whatever a peer sends, this seat goes on; the message is not used.
+                log.warning("unusable message from the host", exc_info=True)
+                self.emit(Notice(f"the host sent a message this client cannot use: {exc}",
+                                 "error"))
             outgoing, self._out = self._out, []
             for body in outgoing:
                 await self._send(body)
@@ -344,7 +349,8 @@ class RemoteSession(GameSession):
         return self.chain.next_seq(HOST_SENDER) if self.chain is not None else 0
 
     def _begin_chain(self, number: int) -> None:
-        assert self.host_id is not None
+        if self.host_id is None:
+            raise ProtocolError("bad_frame", "a resync before any welcome")
         keys: dict[int | str, PublicIdentity] = {HOST_SENDER: self.host_id}
         for seat, public in enumerate(self.ids):
             if public is not None:
@@ -476,7 +482,8 @@ class RemoteSession(GameSession):
         if body.get("t") == "nonce_commit" and (body.get("round"), body.get("epoch")) == (
                 number, epoch) and isinstance(body.get("commit"), bytes):
             return seat, body["commit"]
-        for entry in body.get("next", []) if body.get("t") == "nonce" else []:
+        upcoming = body.get("next") if body.get("t") == "nonce" else None
+        for entry in upcoming if isinstance(upcoming, list) else []:
             if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [number, epoch]:
                 return seat, entry[2]
         raise FairnessError(DEALER, f"the proof of seat {seat}'s commitment for shuffle"
@@ -592,6 +599,8 @@ class RemoteSession(GameSession):
     def _on_deal(self, msg: dict[str, Any]) -> None:
         ledger = self._ledger(get_field(msg, "round", int))
         players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
+        if players != len(self.ids):
+            raise FairnessError(DEALER, f"dealt for {players} players at a table of {len(self.ids)}")
         scores = get_field(msg, "scores", list)
         signs = get_field(msg, "signs", list, optional=True) or []
         layout = deal_layout(self.game, players)

@@ -240,6 +240,8 @@ class Host:
             await self._refuse(conn, exc.code, exc.message)
         except IllegalMove as exc:
             await self._refuse(conn, "illegal", str(exc))
+        except FairnessError as exc:
+            await self._refuse(conn, "bad_frame", exc.reason)
 
     def _handlers(self) -> dict[str, Callable[[int, dict[str, Any]], Any]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
@@ -514,8 +516,8 @@ class Host:
 
     async def _on_nonce(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
         number, epoch = get_field(body, "round", int), get_field(body, "epoch", int)
-        ep = self.epochs[epoch] if number == self.round_number and epoch < len(self.epochs) \
-            else None
+        ep = self.epochs[epoch] if number == self.round_number and 0 <= epoch < len(
+            self.epochs) else None
         if ep is None or ep.deck is not None or index not in ep.seats:
             raise ProtocolError("stale", "no shuffle is waiting for your nonce")
         if body["t"] == "nonce_commit":

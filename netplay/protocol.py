@@ -115,7 +115,7 @@ def draw_positions(sizes: list[int], consumed: int, stock_left: int,
     Positions leave a stock strictly in order, so both sides derive them from the engine.
     """
     epoch = consumed - 1
-    first = sizes[epoch] - stock_left
+    first = (sizes[epoch] if 0 <= epoch < len(sizes) else 0) - stock_left
     old = [(epoch, first + i) for i in range(min(stock_left, count))]
     return old + [(epoch + 1, i) for i in range(count - len(old))]
 

@@ -401,7 +401,7 @@ async def test_a_relay_that_alters_a_frame_is_detected() -> None:
 
 
 async def test_a_relay_that_drops_a_frame_is_detected() -> None:
-    await relay_tampering("drop", "were dropped")
+    await relay_tampering("drop", "dropped")
 
 
 async def test_a_relay_that_replays_a_frame_is_detected() -> None:
