@@ -1,6 +1,8 @@
 """Measure `cardtui serve`: N real `ssh` sessions at once, time to the lobby on screen, memory each.
 
-Run: python benchmarks/bench_serve.py [--sessions 20]
+Run: python benchmarks/bench_serve.py [--sessions 20] [--cold]
+
+By default sessions fork from the server's warm process; --cold starts each from scratch.
 
 The server is a real `cardtui serve` subprocess on free loopback ports. Each client is the
 OpenSSH binary with a forced pty (80x24); the clock runs from starting ssh until the lobby's
@@ -42,7 +44,8 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-async def start_server(scratch: Path, sessions: int) -> tuple[asyncio.subprocess.Process, int]:
+async def start_server(scratch: Path, sessions: int,
+                       cold: bool) -> tuple[asyncio.subprocess.Process, int]:
     """Start `cardtui serve` admitting sessions from one address and return it with its SSH port."""
     ssh_port = free_port()
     server = await asyncio.create_subprocess_exec(
@@ -50,6 +53,7 @@ async def start_server(scratch: Path, sessions: int) -> tuple[asyncio.subprocess
         "--ssh-port", str(ssh_port), "--port", str(free_port()),
         "--host-key", str(scratch / "host_key"),
         "--max-sessions", str(sessions + 1), "--sessions-per-address", str(sessions + 1),
+        *(["--cold"] if cold else []),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         env={**os.environ, "XDG_DATA_HOME": str(scratch)},
     )
@@ -83,11 +87,11 @@ async def one_session(port: int, user: str) -> tuple[float, asyncio.subprocess.P
     return time.perf_counter() - started, client
 
 
-async def measure(sessions: int) -> None:
+async def measure(sessions: int, cold: bool) -> None:
     """Start a server, open one session alone, then all sessions at once, and print figures."""
     with tempfile.TemporaryDirectory() as scratch:
         load_before = os.getloadavg()[0]
-        server, port = await start_server(Path(scratch), sessions)
+        server, port = await start_server(Path(scratch), sessions, cold)
         idle_rss = rss_kib(server.pid)
         alone, client = await one_session(port, "warmup")
         client.kill()
@@ -109,12 +113,14 @@ async def measure(sessions: int) -> None:
 
     latencies = sorted(seconds * 1000 for seconds, _ in results)
     print(f"machine: {machine()}")
-    print(f"{sessions} ssh sessions opened at once against `cardtui serve` (real OpenSSH, pty)")
+    how = "each started cold" if cold else "each forked from the warm process"
+    print(f"{sessions} ssh sessions opened at once against `cardtui serve` (real OpenSSH, pty; "
+          f"{how})")
     print(f"one session alone first: connect -> lobby on screen {alone * 1000:.0f} ms")
     print(f"connect -> lobby on screen: median {statistics.median(latencies):.0f} ms, "
           f"worst {latencies[-1]:.0f} ms, best {latencies[0]:.0f} ms "
           f"(all {sessions} in {wall:.1f} s)")
-    print(f"CPU used by each session's process up to now: median "
+    print(f"CPU used by each process under the server up to now: median "
           f"{statistics.median(session_cpu):.2f} s, so {sessions} sessions on {os.cpu_count()} "
           f"CPUs need at least {sum(session_cpu) / (os.cpu_count() or 1):.1f} s (load average "
           f"{load_before:.1f} before the run)")
@@ -129,7 +135,9 @@ def main() -> None:
     """Parse the command line and measure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20)
-    asyncio.run(measure(parser.parse_args().sessions))
+    parser.add_argument("--cold", action="store_true", help="serve with --cold")
+    options = parser.parse_args()
+    asyncio.run(measure(options.sessions, options.cold))
 
 
 if __name__ == "__main__":

@@ -6,9 +6,14 @@ Run as `python -m tui.ssh_entry --server http://127.0.0.1:7777 --name alice`.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import select
+import signal
+import socket
 import sys
-from typing import ClassVar
+import threading
+from typing import Any, ClassVar
 
 import aiohttp
 from textual import events
@@ -107,20 +112,108 @@ class ServerApp(CardApp):
         await self.leave()
 
 
+def run_app(server: str, name: str, ascii_only: bool = False) -> int:
+    """Run the lobby app on this process's terminal until the player quits; the exit status."""
+    # shutil.get_terminal_size() prefers these to the pty, so the app would never see a resize.
+    for frozen in ("COLUMNS", "LINES"):
+        os.environ.pop(frozen, None)
+    app = ServerApp(TablesClient(server), clean_name(name, "player"), ascii_only=ascii_only)
+    app.run()
+    return app.return_code or 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the lobby app for one session until the player quits."""
+    """Run the lobby app for one session, or (with --warm) be the process sessions fork from."""
     parser = argparse.ArgumentParser(prog="python -m tui.ssh_entry", description=__doc__)
     parser.add_argument("--server", required=True, help="the server's HTTP address")
     parser.add_argument("--name", default="player", help="your name at the tables")
     parser.add_argument("--ascii", action="store_true", help="no Unicode suit symbols")
+    parser.add_argument("--warm", metavar="SOCKET",
+                        help="listen on this Unix socket and fork a ready app per launcher")
     args = parser.parse_args(argv)
-    # shutil.get_terminal_size() prefers these to the pty, so the app would never see a resize.
-    for frozen in ("COLUMNS", "LINES"):
-        os.environ.pop(frozen, None)
-    tables = TablesClient(args.server)
-    app = ServerApp(tables, clean_name(args.name, "player"), ascii_only=args.ascii)
-    app.run()
-    return app.return_code or 0
+    if args.warm:
+        return serve_warm(args.warm, args.server)
+    return run_app(args.server, args.name, args.ascii)
+
+
+# -- the warm process ----------------------------------------------------------------------
+# Starting Python and importing Textual costs a session about half a CPU-second. The warm
+# process pays it once; each launcher (see tui.commands.serve.launch) hands it the session's
+# terminal and it forks a child that is ready at once and shares the imported pages.
+
+
+def serve_warm(path: str, server: str) -> int:
+    """Fork a lobby app for every launcher that connects to the Unix socket at path."""
+    import gc
+
+    from tui.screens import hekata, zodiak  # noqa: F401  (imported now so children share them)
+
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    os.chmod(path, 0o600)
+    listener.listen(64)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    gc.freeze()  # keeps the collector from touching, and so copying, the shared pages
+    print("warm", flush=True)
+    while True:
+        # The server holds our stdin: when it goes, so do we.
+        ready, _, _ = select.select([listener, sys.stdin], [], [])
+        if sys.stdin in ready:
+            return 0
+        conn, _ = listener.accept()
+        try:
+            message, fds, _, _ = socket.recv_fds(conn, 4096, 3)
+            request = json.loads(message)
+        except (OSError, ValueError):
+            conn.close()
+            continue
+        if len(fds) == 3 and isinstance(request, dict) and os.fork() == 0:
+            listener.close()
+            os._exit(_run_forked(conn, fds, request, server))
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+
+
+def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], server: str) -> int:
+    """Become the session's app on the terminal in fds; the exit status."""
+    code = 1
+    try:
+        os.setsid()  # signals meant for the warm process must not reach sessions
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in set(fds) - {0, 1, 2}:
+            os.close(fd)
+        environment = request.get("env", {})
+        os.environ.update({k: str(v) for k, v in environment.items() if k in FORWARDED_ENV})
+        # The streams were made for the warm process's pipes; the app needs the terminal's.
+        sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        threading.Thread(target=_follow_launcher, args=(conn,), daemon=True).start()
+        code = run_app(server, str(request.get("name", "player")))
+    finally:
+        try:
+            conn.sendall(f"{code}\n".encode())
+        except OSError:
+            pass
+    return code
+
+
+def _follow_launcher(conn: socket.socket) -> None:
+    """Pass the launcher's resize notes on as SIGWINCH, and end the app when the launcher ends."""
+    while True:
+        try:
+            data = conn.recv(64)
+        except OSError:
+            data = b""
+        if not data:
+            os._exit(0)  # the launcher (so the SSH session) is gone: nobody is watching
+        os.kill(os.getpid(), signal.SIGWINCH)
+
+
+FORWARDED_ENV = ("TERM", "LANG", "LC_ALL", "COLORTERM")
 
 
 if __name__ == "__main__":

@@ -270,14 +270,31 @@ async def test_killed_ssh_client_leaves_no_process(serve: ServerMaker,
                                                    players: Callable[[], Player]) -> None:
     server = await serve()
     alice = players()
+    before = set(descendants(server.process.pid))  # the warm process sessions fork from
     await alice.login(server, "alice")
-    children = descendants(server.process.pid)
-    assert len(children) == 1  # the session's own cardtui
+    session = set(descendants(server.process.pid)) - before
+    assert len(session) == 2  # the session's launcher and its app
 
     os.kill(await alice.pane_pid(), signal.SIGKILL)
 
     async def gone() -> bool:
         # Reaped, not merely dead: a zombie would still have its /proc entry.
+        return not any(Path(f"/proc/{pid}").exists() for pid in session)
+
+    await eventually(gone, "the session's processes to end and be reaped")
+    assert set(descendants(server.process.pid)) == before
+
+
+async def test_cold_sessions_start_and_end_too(serve: ServerMaker,
+                                               players: Callable[[], Player]) -> None:
+    server = await serve("--cold")
+    alice = players()
+    await alice.login(server, "alice")
+    children = descendants(server.process.pid)
+    assert len(children) == 1  # the session's own cardtui, started from scratch
+    os.kill(await alice.pane_pid(), signal.SIGKILL)
+
+    async def gone() -> bool:
         return not descendants(server.process.pid) and not Path(f"/proc/{children[0]}").exists()
 
     await eventually(gone, "the session's process to end and be reaped")

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
+import contextlib
+import json
 import os
-import shlex
 import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
-import platformdirs
+# Every SSH session's launcher imports this module (see `launch`), so what only the server
+# needs (asyncio, platformdirs, aiohttp, ...) is imported inside the functions that use it.
 
 HELP = (
     "Run a card server: anyone can `ssh -p PORT HOST` and sit at a table. One process holds a "
@@ -21,6 +22,7 @@ HELP = (
 )
 WEB_NAME = "guest"
 PASSWORD_VARIABLE = "CARDTUI_SSH_PASSWORD"
+WARM_START_SECONDS = 30.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,12 +49,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="close a table nobody sits at or watches for this long")
     parser.add_argument("--away-seconds", type=float, default=30.0,
                         help="seconds a player may be away before a bot plays for them")
+    parser.add_argument("--cold", action="store_true",
+                        help="start every session's program from scratch instead of forking it"
+                             " from a warm process (slower, uses more memory)")
     parser.add_argument("--bot-speed", type=float, default=0.6,
                         help="seconds between bot moves")
 
 
 def default_host_key() -> Path:
     """Where the SSH host key is kept between runs."""
+    import platformdirs
+
     return platformdirs.user_data_path("cardtui") / "ssh_host_ed25519_key"
 
 
@@ -83,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"cardtui serve: {problem}", file=sys.stderr)
         return 2
+    import asyncio
+
     try:
         return asyncio.run(serve(args))
     except (OSError, ValueError) as exc:
@@ -105,12 +114,52 @@ def entry_command(server: str, name: str) -> list[str]:
     return [sys.executable, "-m", "tui.ssh_entry", "--server", server, f"--name={name}"]
 
 
+def launch_command(warm: str, server: str, name: str) -> list[str]:
+    """The argv of a session's launcher, which asks the warm process at warm for an app."""
+    # -I -S: no site-packages and nothing from the environment, so it starts in milliseconds.
+    root = str(Path(__file__).resolve().parents[2])
+    code = (f"import sys; sys.path.insert(0, {root!r}); from tui.commands.serve import launch;"
+            " sys.exit(launch(sys.argv[1:]))")
+    return [sys.executable, "-I", "-S", "-c", code, warm, server, name]
+
+
+def launch(argv: list[str]) -> int:
+    """Hand this terminal to the warm process, relay resizes, and return the app's exit status."""
+    warm, server, name = argv
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.connect(warm)
+        request = {"name": name, "env": {k: v for k, v in os.environ.items()
+                                         if k in ("TERM", "LANG", "LC_ALL", "COLORTERM")}}
+        socket.send_fds(conn, [json.dumps(request).encode()], [0, 1, 2])
+    except OSError:
+        conn.close()
+        command = entry_command(server, name)  # no warm process: start from cold
+        os.execv(command[0], command)
+
+    def resized(signum: int, frame: object) -> None:
+        try:
+            conn.send(b"w")
+        except OSError:
+            pass
+
+    # SIGWINCH goes to this terminal's foreground group, which the forked app is not in.
+    signal.signal(signal.SIGWINCH, resized)
+    answer = b""
+    while chunk := conn.recv(64):
+        answer += chunk
+    try:
+        return int(answer.strip() or 0)
+    except ValueError:
+        return 1
+
+
 async def serve(args: argparse.Namespace) -> int:
     """Start the relay with its tables, the SSH door and the web front, then wait for a signal."""
     from aiohttp import web
 
     from netplay.relay import RelayLimits, make_relay_app
-    from netplay.sshdoor import DoorLimits, SSHDoor
+    from netplay.sshdoor import DoorLimits, SessionInfo, SSHDoor
     from netplay.tables import TableLimits, TablesService, add_table_routes
 
     app = make_relay_app(RelayLimits())
@@ -120,17 +169,24 @@ async def serve(args: argparse.Namespace) -> int:
                                        away_timeout=args.away_seconds))
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []
-    door: SSHDoor | None = None
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(_cleanup, runners)
         port = await listen(app, args.bind, args.port, runners)
         server = f"http://{loopback_for(args.bind)}:{port}"
         tables.relay_url = f"ws://{loopback_for(args.bind)}:{port}/ws"
+        warm = await stack.enter_async_context(warm_process(server, args.cold))
+
+        def command(session: SessionInfo) -> list[str]:
+            if warm is None:
+                return entry_command(server, session.username)
+            return launch_command(warm, server, session.username)
+
         limits = DoorLimits(sessions_per_address=args.sessions_per_address,
                             total_sessions=args.max_sessions)
-        door = SSHDoor(lambda session: entry_command(server, session.username),
-                       args.host_key or default_host_key(), port=args.ssh_port, bind=args.bind,
-                       authorized_keys=args.authorized_keys, password=args.password,
-                       limits=limits)
+        door = SSHDoor(command, args.host_key or default_host_key(), port=args.ssh_port,
+                       bind=args.bind, authorized_keys=args.authorized_keys,
+                       password=args.password, limits=limits)
+        stack.push_async_callback(door.close)
         ssh_port = await door.start()
         web_port = None
         if args.web_port is not None:
@@ -138,13 +194,47 @@ async def serve(args: argparse.Namespace) -> int:
                                     args.bind, args.web_port, runners)
         announce(args, door.fingerprint, ssh_port, port, web_port)
         await until_signalled()
-    finally:
-        if door is not None:
-            await door.close()
-        for runner in reversed(runners):
-            await runner.cleanup()
     print("cardtui serve stopped.", flush=True)
     return 0
+
+
+async def _cleanup(runners: list) -> None:
+    for runner in reversed(runners):
+        await runner.cleanup()
+
+
+@contextlib.asynccontextmanager
+async def warm_process(server: str, cold: bool) -> AsyncIterator[str | None]:
+    """Run the process sessions fork from and yield its socket (None: sessions start cold)."""
+    import asyncio
+    import tempfile
+
+    if cold:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="cardtui-warm-") as private:  # mode 0700
+        path = os.path.join(private, "warm.sock")
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tui.ssh_entry", "--server", server, "--warm", path,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            env={**os.environ, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            ready = await asyncio.wait_for(process.stdout.readline(), WARM_START_SECONDS)
+        except TimeoutError:
+            ready = b""
+        if ready.strip() != b"warm":
+            print("cardtui serve: the warm process did not start; sessions start cold",
+                  file=sys.stderr, flush=True)
+        try:
+            yield path if ready.strip() == b"warm" else None
+        finally:
+            process.stdin.close()  # it leaves when its stdin closes
+            try:
+                await asyncio.wait_for(process.wait(), WARM_START_SECONDS)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
 
 
 async def listen(app: object, bind: str, port: int, runners: list) -> int:
@@ -160,6 +250,8 @@ async def listen(app: object, bind: str, port: int, runners: list) -> int:
 
 async def web_app(command: Sequence[str], args: argparse.Namespace) -> object:
     """The textual-serve application that runs command for each browser tab."""
+    import shlex
+
     from aiohttp import web
     from textual_serve.server import Server
 
@@ -181,6 +273,8 @@ async def web_app(command: Sequence[str], args: argparse.Namespace) -> object:
 
 async def until_signalled() -> None:
     """Return on SIGINT or SIGTERM."""
+    import asyncio
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
