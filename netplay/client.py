@@ -104,9 +104,10 @@ class SeatIdentity:
         if path is None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(mode=0o600)  # never readable by others, not even before the first write
+        path.chmod(0o600)
         path.write_text(json.dumps({"token": self.token.hex() if self.token else None,
                                     "key": self.key.seed.hex(), "nonces": self.nonces}))
-        path.chmod(0o600)
 
 
 @dataclass

@@ -70,7 +70,8 @@ class Table:
 async def table(host_class: type[Host] = Host, game: str = "zodiak", players: int = 4,
                 seat_class: Callable[[int], type[Seat]] = lambda i: Seat,
                 via: Callable[[str, int], str] = lambda url, i: url,
-                seed: int = 7, bots: int = 0, watchers: int = 0) -> AsyncIterator[Table]:
+                seed: int = 7, bots: int = 0, watchers: int = 0,
+                reveal_timeout: float = 5.0) -> AsyncIterator[Table]:
     """Seat remote bots at a table of `game` dealt by `host_class` through a fresh relay.
 
     `bots` seats are played by the host itself; `watchers` more sessions only watch.
@@ -79,7 +80,7 @@ async def table(host_class: type[Host] = Host, game: str = "zodiak", players: in
     url = f"ws://127.0.0.1:{relay.port}/ws"
     conn = await RelayConnection.open_room(url)
     host = host_class(HostConfig(game=game, players=players, bots=bots, seed=seed,
-                                 reveal_timeout=5.0), on_event=lambda line: None)
+                                 reveal_timeout=reveal_timeout), on_event=lambda line: None)
     serving = asyncio.create_task(host.serve(conn))
     seats = [seat_class(i)(game="", url=via(url, i), room=conn.room, name=f"p{i}",
                            watch=i >= players - bots)
@@ -311,6 +312,22 @@ async def test_claiming_a_table_card_as_ones_own_is_refused_at_once() -> None:
         await t.until(lambda: t.seats[2].told("was not dealt to you", "warning"))
         assert t.seats[2].claimed
         assert not any(n.level == "error" for s in t.seats for n in s.notices)  # never applied
+
+
+class SilentSeat(Seat):
+    """Takes part in round 1, then never reveals a nonce again."""
+
+    def _duties(self) -> None:
+        if self.ledger is None or self.ledger.number < 2:
+            super()._duties()
+
+
+async def test_a_seat_that_does_not_reveal_forfeits_and_every_client_says_so() -> None:
+    async with table(seat_class=lambda i: SilentSeat if i == 1 else Seat,
+                     reveal_timeout=0.3) as t:
+        await t.until(lambda: all(s.told("seat 1: never revealed its nonce for epoch 0")
+                                  for s in t.seats))
+    assert all(s.told("round 1 verified", "info") for s in t.seats)
 
 
 # -- a hostile relay is detected -------------------------------------------------------------
