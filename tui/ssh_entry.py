@@ -153,6 +153,7 @@ def serve_warm(path: str, server: str) -> int:
     os.chmod(path, 0o600)
     listener.listen(64)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at the server's terminal is its to handle
     gc.freeze()  # keeps the collector from touching, and so copying, the shared pages
     print("warm", flush=True)
     while True:
@@ -181,6 +182,7 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
     try:
         os.setsid()  # signals meant for the warm process must not reach sessions
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         for fd in set(fds) - {0, 1, 2}:
