@@ -27,9 +27,10 @@ from typing import Any, ClassVar
 import nacl
 
 import netplay.client as client_module
-from netplay.client import RemoteSession, RoundLedger, play_as_bot
+from netplay.client import RemoteSession, play_as_bot
 from netplay.fairness import RoundAudit, TranscriptChain
 from netplay.host import Host, HostConfig
+from netplay.protocol import RoundLedger
 from netplay.relay import start_relay
 from netplay.relay_client import RelayConnection
 

@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 
 from engine import hekata, zodiak
-from engine.errors import IllegalMove, RecordError
+from engine.errors import IllegalMove
 from engine.match import Round
 from netplay.fairness import (
     DEALER,
@@ -32,18 +32,18 @@ from netplay.fairness import (
     FairnessError,
     Identity,
     PublicIdentity,
-    RoundAudit,
     SignedMessage,
     TranscriptChain,
     new_secret,
     nonce_commitment,
     open_card,
-    shuffle_order,
     verify_message,
 )
 from netplay.protocol import (
     HOST_SENDER,
     ChainHead,
+    OpenShuffle,
+    RoundLedger,
     canonical_deck,
     card_of,
     chain_room,
@@ -76,7 +76,6 @@ from netplay.wire import field as get_field
 log = logging.getLogger("cardtui.client")
 BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
-SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has
 
 
 @dataclass
@@ -108,80 +107,6 @@ class SeatIdentity:
         path.chmod(0o600)
         path.write_text(json.dumps({"token": self.token.hex() if self.token else None,
                                     "key": self.key.seed.hex(), "nonces": self.nonces}))
-
-
-@dataclass
-class OpenShuffle:
-    """A shuffle waiting for nonces: which seats take part, which must still commit."""
-
-    epoch: int
-    seats: list[int]
-    missing: list[int]
-    reveal_open: bool
-
-
-class RoundLedger:
-    """One round's dealing as this client saw it: the audit, the decks, its own cards, the moves."""
-
-    def __init__(self, game: str, table: str, number: int, seat: int | None) -> None:
-        self.game, self.table, self.number, self.seat = game, table, number, seat
-        self.audit = RoundAudit(table, number, SPECTATOR if seat is None else seat)
-        self.canonical: dict[int, list[str]] = {}
-        self.nonces: dict[int, dict[int, bytes]] = {}
-        self.committed: dict[int, set[int]] = {}
-        self.mine: list[CardOpening] = []  # openings of this seat's cards not yet played
-        self.moves: list[tuple[int, Move]] = []
-        self.start: tuple[int, list[int], list[str], int] | None = None
-        self.failures: list[Failure] = []
-        self.open: OpenShuffle | None = None
-        self.ended = False
-
-    def sizes(self) -> list[int]:
-        """The size of each committed deck, by epoch."""
-        return [len(self.canonical.get(e, ())) for e in range(max(self.canonical, default=-1) + 1)]
-
-    def verdict(self, seeds: list[Any], scores: list[int]) -> list[Failure]:
-        """Check every revealed seed, audit the round and replay it; return what failed."""
-        for epoch, seed in enumerate(seeds):
-            try:
-                self.audit.seed_revealed(epoch, seed)
-            except FairnessError:
-                pass  # kept by the audit for its report
-        failures = list(self.failures) + list(self.audit.verify().failures)
-        if not failures:
-            problem = self.replay(seeds, scores)
-            if problem:
-                failures.append(Failure(DEALER, problem))
-        return list(dict.fromkeys(failures))
-
-    def replay(self, seeds: list[bytes], scores: list[int]) -> str | None:
-        """Replay the round with the engine from the revealed decks; say what disagrees, if any."""
-        try:
-            decks = []
-            for epoch in range(len(self.canonical)):
-                canonical = self.canonical[epoch]
-                nonces = [n for _, n in sorted(self.nonces.get(epoch, {}).items())]
-                order = shuffle_order(seeds[epoch], nonces, len(canonical))
-                decks.append([card_of(self.game, canonical[i]) for i in order])
-            assert self.start is not None
-            dealer, start_scores, signs, players = self.start
-            state: Round
-            if self.game == "zodiak":
-                state = zodiak.ZodiakRound.deal(decks[0], signs, dealer, start_scores)
-                state.reshuffles = decks[1:]
-            else:
-                state = hekata.HekataDeal.deal(decks[0], players, dealer, start_scores)
-            for number, (seat, move) in enumerate(self.moves):
-                if state.turn != seat:
-                    return f"replaying the revealed deck, move {number} was not seat {seat}'s"
-                state.push(move)
-        except (IllegalMove, RecordError, ValueError, TypeError, IndexError, KeyError,
-                AssertionError) as exc:  # ValueError includes FairnessError
-            return f"replaying the round with the revealed deck failed: {exc}"
-        if not state.round_over or list(state.scores) != list(scores):
-            return (f"replaying the revealed deck ends with scores {list(state.scores)},"
-                    f" not {list(scores)}")
-        return None
 
 
 @dataclass

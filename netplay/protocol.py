@@ -5,6 +5,7 @@ messages"). Everything the host says to the table travels as a signed, numbered,
 `s` envelope (one chain per round, netplay/transcript.py); a seat's moves and nonces travel the
 same way inside it. Cards reach their seat sealed with their opening (docs/FAIRNESS.md), so the
 relay sees only ciphertext and every card can be checked against the dealer's commitments.
+`RoundLedger` is what a seat keeps of one round to check it, then audit and replay it.
 """
 
 from __future__ import annotations
@@ -15,21 +16,27 @@ from typing import Any
 
 from engine import hekata, zodiak
 from engine.cards import Card, french_deck, hekata_deck, parse_digit
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, RecordError
+from engine.match import Round
 from netplay.fairness import (
     DEALER,
     TABLE,
+    CardOpening,
+    Failure,
     FairnessError,
     Identity,
     Owner,
     PublicIdentity,
+    RoundAudit,
     SignedMessage,
     genesis_hash,
+    shuffle_order,
     sign_message,
 )
 from netplay.wire import ProtocolError, decode, encode
 
 MAX_BODY_BYTES = 60_000
+SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has
 MAX_NAME = 24
 MAX_CHAT = 300
 HOST_SENDER = DEALER
@@ -166,3 +173,80 @@ def envelope(chain: int, message: SignedMessage) -> bytes:
 def inner(payload: bytes) -> dict[str, Any]:
     """The game message inside a signed payload, or ProtocolError."""
     return decode(payload, MAX_BODY_BYTES)
+
+
+# -- what a seat checks --------------------------------------------------------------------
+
+
+@dataclass
+class OpenShuffle:
+    """A shuffle waiting for nonces: which seats take part, which must still commit."""
+
+    epoch: int
+    seats: list[int]
+    missing: list[int]
+    reveal_open: bool
+
+
+class RoundLedger:
+    """One round's dealing as this client saw it: the audit, the decks, its own cards, the moves."""
+
+    def __init__(self, game: str, table: str, number: int, seat: int | None) -> None:
+        self.game, self.table, self.number, self.seat = game, table, number, seat
+        self.audit = RoundAudit(table, number, SPECTATOR if seat is None else seat)
+        self.canonical: dict[int, list[str]] = {}
+        self.nonces: dict[int, dict[int, bytes]] = {}
+        self.committed: dict[int, set[int]] = {}
+        self.mine: list[CardOpening] = []  # openings of this seat's cards not yet played
+        self.moves: list[tuple[int, Any]] = []
+        self.start: tuple[int, list[int], list[str], int] | None = None
+        self.failures: list[Failure] = []
+        self.open: OpenShuffle | None = None
+        self.ended = False
+
+    def sizes(self) -> list[int]:
+        """The size of each committed deck, by epoch."""
+        return [len(self.canonical.get(e, ())) for e in range(max(self.canonical, default=-1) + 1)]
+
+    def verdict(self, seeds: list[Any], scores: list[int]) -> list[Failure]:
+        """Check every revealed seed, audit the round and replay it; return what failed."""
+        for epoch, seed in enumerate(seeds):
+            try:
+                self.audit.seed_revealed(epoch, seed)
+            except FairnessError:
+                pass  # kept by the audit for its report
+        failures = list(self.failures) + list(self.audit.verify().failures)
+        if not failures:
+            problem = self.replay(seeds, scores)
+            if problem:
+                failures.append(Failure(DEALER, problem))
+        return list(dict.fromkeys(failures))
+
+    def replay(self, seeds: list[bytes], scores: list[int]) -> str | None:
+        """Replay the round with the engine from the revealed decks; say what disagrees, if any."""
+        try:
+            decks = []
+            for epoch in range(len(self.canonical)):
+                canonical = self.canonical[epoch]
+                nonces = [n for _, n in sorted(self.nonces.get(epoch, {}).items())]
+                order = shuffle_order(seeds[epoch], nonces, len(canonical))
+                decks.append([card_of(self.game, canonical[i]) for i in order])
+            assert self.start is not None
+            dealer, start_scores, signs, players = self.start
+            state: Round
+            if self.game == "zodiak":
+                state = zodiak.ZodiakRound.deal(decks[0], signs, dealer, start_scores)
+                state.reshuffles = decks[1:]
+            else:
+                state = hekata.HekataDeal.deal(decks[0], players, dealer, start_scores)
+            for number, (seat, move) in enumerate(self.moves):
+                if state.turn != seat:
+                    return f"replaying the revealed deck, move {number} was not seat {seat}'s"
+                state.push(move)
+        except (IllegalMove, RecordError, ValueError, TypeError, IndexError, KeyError,
+                AssertionError) as exc:  # ValueError includes FairnessError
+            return f"replaying the round with the revealed deck failed: {exc}"
+        if not state.round_over or list(state.scores) != list(scores):
+            return (f"replaying the revealed deck ends with scores {list(state.scores)},"
+                    f" not {list(scores)}")
+        return None
