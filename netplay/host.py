@@ -70,6 +70,7 @@ from netplay.wire import field as get_field
 
 log = logging.getLogger("cardtui.host")
 STRIKES_BEFORE_IGNORING = 20
+LINGER_SECONDS = 5.0
 MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 
 
@@ -194,15 +195,21 @@ class Host:
                 self._spawn(self._locked(self._end_round))  # it stopped before scoring a round
             elif self.state is None or self.state.round_over:
                 self._spawn(self._locked(self._deal))  # it stopped between two rounds
-        try:
-            async for msg in relay:
-                await self._on_relay(msg)
-                if self.finished:
-                    break
+        listening = asyncio.create_task(self._listen(relay))
+        finished = asyncio.create_task(self.done.wait())
+        try:  # the match may end in a background task (a bot's move), not on a message
+            await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
+            if self.finished:  # let the seats hear the end: the first one to leave says they did
+                await asyncio.wait([listening], timeout=LINGER_SECONDS)
         finally:
-            self._bot_task.cancel()
-            for task in list(self._tasks):
+            for task in [listening, finished, self._bot_task, *self._tasks]:
                 task.cancel()
+
+    async def _listen(self, relay: RelayConnection) -> None:
+        async for msg in relay:
+            await self._on_relay(msg)
+            if self.finished:
+                break
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.create_task(coro)
