@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from engine import zodiak
 from engine.bots import make_bot
-from engine.match import Match, Round, shuffled_deck
+from engine.dealer import DealtRound, deal_winner
+from engine.match import Match, Round
 from engine.records import Record
 
 MoveHook = Callable[[Round, int, object], None]
@@ -37,16 +38,6 @@ class SimResult:
         return self.rounds / self.seconds if self.seconds else float("inf")
 
 
-def deal_winner(start_scores: Sequence[int], finished: Round) -> int | None:
-    """The seat (Zodiak) or team (Hekata) that won this round or deal, or None."""
-    if isinstance(finished, zodiak.ZodiakRound):
-        return finished.winner
-    gained = [b - a for a, b in zip(start_scores, finished.scores)]
-    if gained[0] == gained[1]:
-        return None
-    return 0 if gained[0] > gained[1] else 1
-
-
 def side_name(game: str, kinds: Sequence[str], winner: int) -> str:
     """The bot kind credited with a win: the seat's, or a four-player Hekata team's (RULES 2.1)."""
     if game == "hekata" and len(kinds) == 4 and kinds[winner] != kinds[winner + 2]:
@@ -61,24 +52,16 @@ def play_round(
     """Deal and play one round with bots, returning its record and its end state."""
     signs = tuple(rng.choice(zodiak.SIGNS) for _ in range(players)) if game == "zodiak" else ()
     match = Match(game, players, signs, dealer=dealer)
-    state = match.start_round(shuffled_deck(game, rng))
-    record = Record.of_round(game, [f"{k}-{i}" for i, k in enumerate(kinds)], state)
+    dealt = DealtRound.deal(match, [f"{k}-{i}" for i, k in enumerate(kinds)], rng)
+    state, record = dealt.state, dealt.record
     bots = [make_bot(k, rng.randrange(2**32)) for k in kinds]
     while not state.round_over:
         seat = state.turn
         assert seat is not None
         move = bots[seat].choose(state.view(seat, history=False))
-        if isinstance(state, zodiak.ZodiakRound) and isinstance(move, zodiak.Draw):
-            pending = state.pending_reshuffle()
-            if pending is not None:
-                rng.shuffle(pending)
-                state.reshuffles.append(pending)
-        state.push(move)
-        record.add_move(seat, move)
+        dealt.push(move)
         if on_move is not None:
             on_move(state, seat, move)
-    if isinstance(state, zodiak.ZodiakRound):
-        record.set_reshuffles(state.reshuffles)
     return record, state
 
 

@@ -9,14 +9,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import zodiak
 from engine.bots import Bot, make_bot
+from engine.dealer import DealtRound
 from engine.errors import IllegalMove, RecordError
-from engine.match import Match, Round, shuffled_deck
+from engine.match import Match, Round
 from engine.records import Record
-from engine.simulate import deal_winner
 from netplay.session import (
-    GameSession, MatchEnded, MatchStarted, Move, MoveMade, Notice, RoundEnded, RoundStarted,
+    GameSession,
+    MatchEnded,
+    MatchStarted,
+    Move,
+    MoveMade,
+    Notice,
+    RoundEnded,
+    RoundStarted,
     SeatInfo,
 )
 
@@ -30,8 +36,7 @@ class LocalMatch(GameSession):
     delay: float = 0.6
     save_path: Path | None = None
     match: Match | None = None
-    state: Round | None = None
-    record: Record | None = None
+    dealt: DealtRound | None = None
     moves_made: int = 0
     _bots: dict[int, Bot] = field(default_factory=dict)
     _wake: asyncio.Event = field(default_factory=asyncio.Event)
@@ -66,6 +71,16 @@ class LocalMatch(GameSession):
         session.moves_made = saved.get("moves_made", 0)
         session._resume_record = record
         return session
+
+    @property
+    def state(self) -> Round | None:
+        """The round in play, every card known (None between rounds)."""
+        return self.dealt.state if self.dealt is not None else None
+
+    @property
+    def record(self) -> Record | None:
+        """The record of the round in play, or of the last one."""
+        return self.dealt.record if self.dealt is not None else None
 
     # -- the session interface ---------------------------------------------
 
@@ -117,46 +132,31 @@ class LocalMatch(GameSession):
     def _begin_round(self) -> None:
         match = self.match
         assert match is not None
+        rng = random.Random(f"{self.seed}/{match.rounds_played}")
         if self._resume_record is not None:
             record, self._resume_record = self._resume_record, None
-            result = record.replay()
-            if not result.ok:
-                raise RecordError(f"the saved game does not replay: {result.error}")
-            self.record, self.state = record, result.state
+            self.dealt = DealtRound.resume(record, rng)
         else:
-            rng = random.Random(f"{self.seed}/{match.rounds_played}")
-            self.state = match.start_round(shuffled_deck(self.game, rng))
-            self.record = Record.of_round(self.game, [s.name for s in self.seats], self.state)
+            self.dealt = DealtRound.deal(match, [s.name for s in self.seats], rng)
         self.emit(RoundStarted(match.rounds_played + 1, self._view(), tuple(match.scores)))
 
     def _apply(self, move: Move) -> None:
-        state, record = self.state, self.record
-        assert state is not None and record is not None
-        seat = state.turn
+        assert self.dealt is not None
+        seat = self.dealt.state.turn
         assert seat is not None
-        if isinstance(state, zodiak.ZodiakRound) and isinstance(move, zodiak.Draw):
-            pending = state.pending_reshuffle()
-            if pending is not None:
-                random.Random(f"{self.seed}/reshuffle/{len(record.moves)}").shuffle(pending)
-                state.reshuffles.append(pending)
-        effect = state.push(move)
-        record.add_move(seat, move)
-        if isinstance(state, zodiak.ZodiakRound):
-            record.set_reshuffles(state.reshuffles)
+        effect = self.dealt.push(move)
         self.moves_made += 1
-        text = state.describe(effect).replace(f"seat {seat}", self.seats[seat].name, 1)
+        text = self.dealt.state.describe(effect).replace(f"seat {seat}", self.seats[seat].name, 1)
         self.emit(MoveMade(seat, move, text, self._view()))
 
     def _finish_round(self) -> None:
-        match, state, record = self.match, self.state, self.record
-        assert match is not None and state is not None and record is not None
-        winner = deal_winner(record.scores, state)
-        points = (state.points() if isinstance(state, zodiak.ZodiakRound)
-                  else max(b - a for a, b in zip(record.scores, state.scores)))
-        match.end_round(state)
+        match, dealt = self.match, self.dealt
+        assert match is not None and dealt is not None
+        winner, points = dealt.outcome()
+        match.end_round(dealt.state)
         self.emit(RoundEnded(self._view(), winner, points, tuple(match.scores),
-                             round_summary(self.game, self.seats, state, winner, points)))
-        self.state = None
+                             round_summary(self.game, self.seats, dealt.state, winner, points)))
+        self.dealt = None
 
     def _view(self) -> Round:
         assert self.state is not None
