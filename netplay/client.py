@@ -375,6 +375,8 @@ class RemoteSession(GameSession):
 
     def _on_shuffle(self, msg: dict[str, Any]) -> None:
         number, epoch = get_field(msg, "round", int), get_field(msg, "epoch", int)
+        if number != self.chain_no:
+            raise FairnessError(DEALER, f"shuffled for round {number} in round {self.chain_no}")
         if self.ledger is None or self.ledger.number != number:
             if self.ledger is not None and not self.ledger.ended:
                 self.emit(Notice(f"round {self.ledger.number} could not be audited: this"

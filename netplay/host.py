@@ -294,7 +294,8 @@ class Host:
             number, start, bodies = self.round_number, 0, self.log
             if type(have) is int and chain == number and 0 <= have <= len(self.log):
                 start, bodies = have, self.log[have:]
-            elif type(have) is int and chain == number - 1 and 0 <= have <= len(self._prev_log):
+            elif (type(have) is int and number >= 1 and chain == number - 1
+                  and 0 <= have <= len(self._prev_log)):
                 number, start, bodies = chain, have, self._prev_log[have:] + self.log
             for body in first:
                 await self._send(conn, body)
@@ -841,6 +842,9 @@ class Host:
     def resume(cls, config: HostConfig, path: Path) -> tuple[Host, str | None, bytes | None]:
         """The host saved at `path`, with its room code and host secret."""
         data = json.loads(path.read_text())
+        if "fair" not in data:
+            raise ValueError(f"{path} was saved by an older cardtui without verifiable dealing;"
+                             " start a new game")
         saved = data["config"]
         config.game, config.players, config.bots = saved["game"], saved["players"], saved["bots"]
         config.seed, config.owner_secret = saved["seed"], saved.get("owner_secret")
