@@ -13,6 +13,7 @@ import signal
 import socket
 import sys
 import threading
+import traceback
 from typing import Any, ClassVar
 
 import aiohttp
@@ -162,6 +163,7 @@ def serve_warm(path: str, server: str) -> int:
         if sys.stdin in ready:
             return 0
         conn, _ = listener.accept()
+        conn.settimeout(REQUEST_SECONDS)  # a launcher that says nothing must not stall the rest
         try:
             message, fds, _, _ = socket.recv_fds(conn, 4096, 3)
             request = json.loads(message)
@@ -170,7 +172,14 @@ def serve_warm(path: str, server: str) -> int:
             continue
         if len(fds) == 3 and isinstance(request, dict) and os.fork() == 0:
             listener.close()
-            os._exit(_run_forked(conn, fds, request, server))
+            conn.settimeout(None)
+            code = 1
+            try:
+                code = _run_forked(conn, fds, request, server)
+            except BaseException:  # noqa: BLE001  (whatever went wrong, the child ends here)
+                traceback.print_exc()
+            finally:
+                os._exit(code)  # never back into the loop above: that is the warm process's
         for fd in fds:
             os.close(fd)
         conn.close()
@@ -216,6 +225,7 @@ def _follow_launcher(conn: socket.socket) -> None:
 
 
 FORWARDED_ENV = ("TERM", "LANG", "LC_ALL", "COLORTERM")
+REQUEST_SECONDS = 5.0
 
 
 if __name__ == "__main__":
