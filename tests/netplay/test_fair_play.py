@@ -369,8 +369,11 @@ class HostileProxy:
         async for message in source:
             if message.type != aiohttp.WSMsgType.BINARY:
                 break
-            for data in self._tamper(message.data) if tamper else [message.data]:
-                await sink.send_bytes(data)
+            try:
+                for data in self._tamper(message.data) if tamper else [message.data]:
+                    await sink.send_bytes(data)
+            except ConnectionError:
+                break  # the other side left: the test is over
 
     def _tamper(self, data: bytes) -> list[bytes]:
         msg = msgpack.unpackb(data, raw=False)
