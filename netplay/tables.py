@@ -25,7 +25,7 @@ import aiohttp
 from aiohttp import web
 
 from netplay.relay_client import RelayConnection
-from netplay.wire import format_room_code, parse_room_code
+from netplay.wire import ProtocolError, format_room_code, parse_room_code
 
 if TYPE_CHECKING:
     from netplay.host import Host
@@ -172,7 +172,8 @@ class TablesService:
         table = Table(host, conn, owner, empty_since=time.monotonic())
         self.tables[table.room] = table
         table.task = asyncio.create_task(self._deal(table))
-        log.info("table %s opened: %s", format_room_code(table.room), request)
+        log.info("table %s opened: %s for %d with %d bots", format_room_code(table.room),
+                 request.game, request.players, request.bots)
         return table
 
     async def _deal(self, table: Table) -> None:
@@ -263,6 +264,9 @@ async def create_table(request: web.Request) -> web.Response:
         table = await service.create(table_request)
     except BadTableRequest as exc:
         return _refuse(503, str(exc))
+    except (ProtocolError, OSError, aiohttp.ClientError) as exc:  # the relay would not open a room
+        log.warning("cannot open a room for a table: %s", exc)
+        return _refuse(503, "the server cannot open a table right now; try again later")
     return web.json_response({"room": format_room_code(table.room), "owner": table.owner},
                              status=201)
 

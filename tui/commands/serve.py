@@ -91,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"cardtui serve: {problem}", file=sys.stderr)
         return 2
     import asyncio
+    import logging
 
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
+    logging.getLogger("cardtui.tables").setLevel(logging.INFO)  # tables opening and closing
     try:
         return asyncio.run(serve(args))
     except (OSError, ValueError) as exc:
