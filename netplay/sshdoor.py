@@ -152,13 +152,10 @@ class SSHDoor:
     def child_environment(self, info: SessionInfo) -> dict[str, str]:
         """Return the environment for a session's program: the base plus terminal and locale."""
         environment = dict(os.environ if self._env is None else self._env)
-        environment.update(
-            TERM=info.term,
-            LANG=UTF8_LOCALE,
-            LC_ALL=UTF8_LOCALE,
-            COLUMNS=str(info.width),
-            LINES=str(info.height),
-        )
+        # No COLUMNS/LINES: programs prefer them to the pty's size and would never see a resize.
+        for frozen in ("COLUMNS", "LINES"):
+            environment.pop(frozen, None)
+        environment.update(TERM=info.term, LANG=UTF8_LOCALE, LC_ALL=UTF8_LOCALE)
         return environment
 
     def admit(self, session: DoorSession, address: str) -> str | None:

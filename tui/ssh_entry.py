@@ -115,9 +115,6 @@ class ServerApp(CardApp):
 
 def run_app(server: str, name: str, ascii_only: bool = False) -> int:
     """Run the lobby app on this process's terminal until the player quits; the exit status."""
-    # shutil.get_terminal_size() prefers these to the pty, so the app would never see a resize.
-    for frozen in ("COLUMNS", "LINES"):
-        os.environ.pop(frozen, None)
     app = ServerApp(TablesClient(server), clean_name(name, "player"), ascii_only=ascii_only)
     app.run()
     return app.return_code or 0
