@@ -300,8 +300,15 @@ class GameScreen(Screen[None]):
         log.scroll_page_down() if direction > 0 else log.scroll_page_up()
 
     def action_quit_match(self) -> None:
-        question = ("Quit? The match is over." if self.match_over
-                    else "Quit now? The match is saved; `cardtui play --resume` continues it.")
+        if self.match_over:
+            question = "Quit? The match is over."
+        elif getattr(self.session, "save_path", None) is not None:
+            question = "Quit now? The match is saved; `cardtui play --resume` continues it."
+        elif self.my_seat is None:
+            question = "Stop watching?"
+        else:
+            question = ("Leave the table? A bot plays your seat until you come back"
+                        " (run the same `cardtui join` again).")
 
         async def answer(yes: bool | None) -> None:
             if yes:
