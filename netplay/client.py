@@ -307,6 +307,10 @@ class RemoteSession(GameSession):
                                     f" {chain - 1} were dropped")
         except FairnessError as exc:
             self._fault(exc)
+            if exc.blamed != RELAY:  # the host signed two histories: nothing it says holds now
+                self.trusted = False
+                self.emit(Notice("this host is no longer trusted", "error"))
+                return
             self.phase = "marker"  # ask again from the last good message
             self._out.append(pack("sync", c=self.chain_no, n=self._have()))
             return

@@ -22,7 +22,7 @@ from aiohttp import web
 from netplay.client import RemoteSession, play_as_bot
 from netplay.fairness import CardOpening, DeckCommitment, Identity, new_secret
 from netplay.host import Host, HostConfig
-from netplay.protocol import pack, unpack
+from netplay.protocol import ChainHead, envelope, pack, unpack
 from netplay.relay import start_relay
 from netplay.relay_client import RelayConnection
 from netplay.session import Notice
@@ -209,6 +209,53 @@ class LyingAuditHost(Host):
         return new_secret()
 
 
+class SplitViewHost(Host):
+    """From round 1's deal on, keeps two consistent histories of round 1: seat 0 is shown one
+    and the other seats another, so each side's chain checks out on its own."""
+
+    branch: ChainHead | None = None  # seat 0's head of its own history
+
+    async def _broadcast(self, t: str, **fields: Any) -> None:
+        if self.branch is None or self.round_number != 1:
+            await super()._broadcast(t, **fields)
+            if t == "deal" and fields["round"] == 1:
+                self.branch = ChainHead(self.head.seq, self.head.head)
+                await self._split("seat 0 has the best hand", "seat 0 has the worst hand")
+            return
+        await self._split(pack(t, **fields), pack(t, **fields))
+
+    async def _split(self, mine: str | bytes, theirs: str | bytes) -> None:
+        assert self.head is not None and self.branch is not None
+        payloads = [text if isinstance(text, bytes) else
+                    pack("chat", seat=None, name="dealer", text=text) for text in (mine, theirs)]
+        async with self._send_lock:
+            to_seat0 = self.branch.sign(self.identity, payloads[0])
+            to_others = self.head.sign(self.identity, payloads[1])
+            self.branch.advance(to_seat0)
+            self.head.advance(to_others)
+            self.log.append(envelope(self.round_number, to_others))
+            for index, seat in enumerate(self.seats):
+                told = to_seat0 if index == 0 else to_others
+                await self._send(seat.conn, envelope(self.round_number, told))
+
+
+class ForkingHost(Host):
+    """Right after round 1's deal, signs two messages with one number: one for seat 0, one
+    for the rest; then goes on from the second, so seat 0's next message does not link."""
+
+    async def _broadcast(self, t: str, **fields: Any) -> None:
+        await super()._broadcast(t, **fields)
+        if t == "deal" and fields["round"] == 1:
+            async with self._send_lock:
+                told = [self.head.sign(self.identity, pack("chat", seat=None, name="dealer",
+                                                           text=text)) for text in "AB"]
+                self.head.advance(told[1])
+                self.log.append(envelope(self.round_number, told[1]))
+                for index, seat in enumerate(self.seats):
+                    await self._send(seat.conn, envelope(self.round_number,
+                                                         told[0] if index == 0 else told[1]))
+
+
 async def expect_everyone_told(host_class: type[Host], text: str,
                                seats: range = range(4)) -> None:
     """Every listed seat is shown an error naming the dealer and saying `text`."""
@@ -217,6 +264,18 @@ async def expect_everyone_told(host_class: type[Host], text: str,
     for i in seats:
         failure = next(n.text for n in t.seats[i].notices if text in n.text)
         assert "the dealer" in failure, failure
+
+
+async def test_showing_seats_different_transcripts_is_caught_by_every_client() -> None:
+    await expect_everyone_told(SplitViewHost, "a different transcript of round 1")
+
+
+async def test_a_host_that_signs_two_histories_is_caught_at_once_and_no_longer_trusted() -> None:
+    async with table(ForkingHost) as t:
+        await t.until(lambda: t.seats[0].told("this host is no longer trusted"))
+    assert t.seats[0].told("the dealer: message ") and t.seats[0].told("does not link")
+    assert not t.seats[0].trusted
+    assert not any(n.level == "error" for s in t.seats[1:] for n in s.notices)
 
 
 async def test_a_swapped_face_up_card_is_caught_by_every_client_at_once() -> None:
