@@ -491,7 +491,7 @@ class RemoteSession(GameSession):
                            commit=self._commitment(number, epoch))
         elif (me in ledger.committed.get(epoch, ()) and me not in ledger.nonces.get(epoch, {})
               and ("n", number, epoch) not in self._sent):
-            nonce = self.identity.nonces.get(f"{number}/{epoch}")
+            nonce = self.identity.nonces.get(self._nonce_key(number, epoch))
             if nonce is None:
                 return  # lost with an earlier process: this seat forfeits the shuffle
             self._sent.add(("n", number, epoch))
@@ -501,11 +501,17 @@ class RemoteSession(GameSession):
                        seen=seen,
                        next=[[r, e, self._commitment(r, e)] for r, e in upcoming + [(number + 1, 0)]])
 
+    def _nonce_key(self, number: int, epoch: int) -> str:
+        # The table is part of the key: a nonce revealed at one table is public, so reusing it
+        # at another would let that dealer know this seat's share before committing its seed.
+        return f"{self.table} {number}/{epoch}"
+
     def _commitment(self, number: int, epoch: int) -> bytes:
-        key = f"{number}/{epoch}"
+        key = self._nonce_key(number, epoch)
         if key not in self.identity.nonces:
             self.identity.nonces = {k: v for k, v in self.identity.nonces.items()
-                                    if int(k.split("/")[0]) >= number - 1}
+                                    if k.startswith(f"{self.table} ")
+                                    and int(k.split(" ")[-1].split("/")[0]) >= number - 1}
             self.identity.nonces[key] = new_secret().hex()
             self.identity.save(self.identity_path)  # a restarted seat can still reveal it
         assert self.my_seat is not None

@@ -128,7 +128,7 @@ class RepeatableSeat(Seat):
     """An honest seat whose nonces are fixed."""
 
     def _commitment(self, number: int, epoch: int) -> bytes:
-        self.identity.nonces.setdefault(f"{number}/{epoch}",
+        self.identity.nonces.setdefault(self._nonce_key(number, epoch),
                                         fixed(f"nonce {self.my_seat} {number} {epoch}").hex())
         return super()._commitment(number, epoch)
 
