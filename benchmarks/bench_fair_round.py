@@ -116,10 +116,10 @@ class MeasuredHost(Host):
             self.shuffles.append((trips, time.perf_counter() - start))
         return deck
 
-    async def _broadcast(self, t: str, **fields: Any) -> None:
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
         if t == "shuffle":
             self._had_missing = bool(fields["missing"])
-        await super()._broadcast(t, **fields)
+        await super()._broadcast_locked(t, **fields)
 
 
 async def one_match(seed: int) -> tuple[int, list[int]]:

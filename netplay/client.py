@@ -399,6 +399,9 @@ class RemoteSession(GameSession):
         seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
         missing = [s for s in get_field(msg, "missing", list) if type(s) is int]
         ledger.open = OpenShuffle(epoch, seats, missing, not missing)
+        if self.phase == "live" and self.my_seat is not None and self.my_seat not in seats:
+            raise FairnessError(DEALER, f"left this seat, which is connected, out of shuffle"
+                                f" {epoch} of round {number}")
 
     def _proof(self, item: Any, number: int, epoch: int) -> tuple[int, bytes]:
         """The seat and commitment a seat-signed proof holds for this shuffle, or FairnessError."""
@@ -431,9 +434,13 @@ class RemoteSession(GameSession):
 
     def _on_reveal(self, msg: dict[str, Any]) -> None:
         ledger = self._ledger(get_field(msg, "round", int))
-        if ledger.open is not None and ledger.open.epoch == get_field(msg, "epoch", int):
+        epoch = get_field(msg, "epoch", int)
+        if ledger.open is not None and ledger.open.epoch == epoch:
             ledger.open.seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
             ledger.open.reveal_open = True
+            if ("c", ledger.number, epoch) in self._sent and self.my_seat not in ledger.open.seats:
+                raise FairnessError(DEALER, f"left out of shuffle {epoch} the commitment this"
+                                    " seat sent (or it came after the host's timeout)")
 
     def _on_fwd(self, msg: dict[str, Any]) -> None:
         seat, wire = get_field(msg, "seat", int), msg.get("m")

@@ -277,16 +277,20 @@ class Host:
 
     async def _broadcast(self, t: str, **fields: Any) -> None:
         """Sign a message into this round's chain, keep it for resync, save, then send it."""
-        assert self.head is not None
         async with self._send_lock:  # sign, log and send in one order for everyone
-            if self.head.seq == 0 and self.round_number > 0:
-                fields = {**fields, "after": self._after}
-            message = self.head.sign(self.identity, pack(t, **fields))
-            self.head.advance(message)
-            body = envelope(self.round_number, message)
-            self.log.append(body)
-            self._save()  # before anyone hears of it, so a restarted host signs on from here
-            await self._send(None, body)
+            await self._broadcast_locked(t, **fields)
+
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        """`_broadcast`, for a caller that holds the send lock."""
+        assert self.head is not None
+        if self.head.seq == 0 and self.round_number > 0:
+            fields = {**fields, "after": self._after}
+        message = self.head.sign(self.identity, pack(t, **fields))
+        self.head.advance(message)
+        body = envelope(self.round_number, message)
+        self.log.append(body)
+        self._save()  # before anyone hears of it, so a restarted host signs on from here
+        await self._send(None, body)
 
     async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:
         """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
@@ -471,6 +475,11 @@ class Host:
         """The card and opening sealed to the seat that gets `position`."""
         return deck.opening(position)
 
+    def _nonce_seats(self) -> list[int]:
+        """The seats asked for a nonce: those held by a connected person (bots add none)."""
+        return [i for i, s in enumerate(self.seats) if s.bot is None and s.ident
+                and s.conn is not None]
+
     def _revealed_seed(self, epoch: int) -> bytes:
         """The seed shown at the end of the round for `epoch`."""
         return self.epochs[epoch].seed
@@ -479,21 +488,23 @@ class Host:
         """Run (or, after a restart, finish) shuffle `epoch` of this round; return its deck."""
         number = self.round_number
         if epoch == len(self.epochs):
-            ep = Epoch(self._new_seed(epoch), canonical=canonical)
-            ep.seats = [i for i, s in enumerate(self.seats) if s.bot is None and s.ident
-                        and s.conn is not None]
-            proofs = []
-            for seat in ep.seats:
-                proof = self.precommits.get(f"{number}/{epoch}/{seat}")
-                if proof is not None:
-                    ep.commits[seat] = proof[1]
-                    proofs.append([seat, proof[0]])
-            missing = [s for s in ep.seats if s not in ep.commits]
-            ep.reveal_open = not missing
-            self.epochs.append(ep)
-            await self._broadcast("shuffle", round=number, epoch=epoch,
-                                  seed=seed_commitment(self.table, number, epoch, ep.seed),
-                                  seats=ep.seats, commits=proofs, missing=missing)
+            # Choose the seats under the send lock: a seat resynced meanwhile is either asked
+            # for a nonce or hears of this shuffle in its resync, never neither.
+            async with self._send_lock:
+                ep = Epoch(self._new_seed(epoch), canonical=canonical)
+                ep.seats = self._nonce_seats()
+                proofs = []
+                for seat in ep.seats:
+                    proof = self.precommits.get(f"{number}/{epoch}/{seat}")
+                    if proof is not None:
+                        ep.commits[seat] = proof[1]
+                        proofs.append([seat, proof[0]])
+                missing = [s for s in ep.seats if s not in ep.commits]
+                ep.reveal_open = not missing
+                self.epochs.append(ep)
+                await self._broadcast_locked(
+                    "shuffle", round=number, epoch=epoch, seats=ep.seats, commits=proofs,
+                    seed=seed_commitment(self.table, number, epoch, ep.seed), missing=missing)
         ep = self.epochs[epoch]
         if ep.deck is None:
             if not ep.reveal_open:

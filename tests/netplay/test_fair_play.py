@@ -117,11 +117,11 @@ class RepeatableHost(Host):
     def _new_seed(self, epoch: int) -> bytes:
         return fixed(f"seed {self.round_number} {epoch}")
 
-    async def _broadcast(self, t: str, **fields: Any) -> None:
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
         if t == "shuffle":
             self.__dict__.setdefault("shuffles", []).append(
                 (fields["round"], fields["epoch"], len(fields["missing"])))
-        await super()._broadcast(t, **fields)
+        await super()._broadcast_locked(t, **fields)
 
 
 class RepeatableSeat(Seat):
@@ -215,9 +215,9 @@ class SplitViewHost(Host):
 
     branch: ChainHead | None = None  # seat 0's head of its own history
 
-    async def _broadcast(self, t: str, **fields: Any) -> None:
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
         if self.branch is None or self.round_number != 1:
-            await super()._broadcast(t, **fields)
+            await super()._broadcast_locked(t, **fields)
             if t == "deal" and fields["round"] == 1:
                 self.branch = ChainHead(self.head.seq, self.head.head)
                 await self._split("seat 0 has the best hand", "seat 0 has the worst hand")
@@ -228,32 +228,38 @@ class SplitViewHost(Host):
         assert self.head is not None and self.branch is not None
         payloads = [text if isinstance(text, bytes) else
                     pack("chat", seat=None, name="dealer", text=text) for text in (mine, theirs)]
-        async with self._send_lock:
-            to_seat0 = self.branch.sign(self.identity, payloads[0])
-            to_others = self.head.sign(self.identity, payloads[1])
-            self.branch.advance(to_seat0)
-            self.head.advance(to_others)
-            self.log.append(envelope(self.round_number, to_others))
-            for index, seat in enumerate(self.seats):
-                told = to_seat0 if index == 0 else to_others
-                await self._send(seat.conn, envelope(self.round_number, told))
+        to_seat0 = self.branch.sign(self.identity, payloads[0])
+        to_others = self.head.sign(self.identity, payloads[1])
+        self.branch.advance(to_seat0)
+        self.head.advance(to_others)
+        self.log.append(envelope(self.round_number, to_others))
+        for index, seat in enumerate(self.seats):
+            told = to_seat0 if index == 0 else to_others
+            await self._send(seat.conn, envelope(self.round_number, told))
 
 
 class ForkingHost(Host):
     """Right after round 1's deal, signs two messages with one number: one for seat 0, one
     for the rest; then goes on from the second, so seat 0's next message does not link."""
 
-    async def _broadcast(self, t: str, **fields: Any) -> None:
-        await super()._broadcast(t, **fields)
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        await super()._broadcast_locked(t, **fields)
         if t == "deal" and fields["round"] == 1:
-            async with self._send_lock:
-                told = [self.head.sign(self.identity, pack("chat", seat=None, name="dealer",
-                                                           text=text)) for text in "AB"]
-                self.head.advance(told[1])
-                self.log.append(envelope(self.round_number, told[1]))
-                for index, seat in enumerate(self.seats):
-                    await self._send(seat.conn, envelope(self.round_number,
-                                                         told[0] if index == 0 else told[1]))
+            told = [self.head.sign(self.identity, pack("chat", seat=None, name="dealer",
+                                                       text=text)) for text in "AB"]
+            self.head.advance(told[1])
+            self.log.append(envelope(self.round_number, told[1]))
+            for index, seat in enumerate(self.seats):
+                await self._send(seat.conn, envelope(self.round_number,
+                                                     told[0] if index == 0 else told[1]))
+
+
+class ExcludingHost(Host):
+    """Leaves seat 0 out of round 2's shuffle although it is connected."""
+
+    def _nonce_seats(self) -> list[int]:
+        seats = super()._nonce_seats()
+        return [s for s in seats if s != 0] if self.round_number == 2 else seats
 
 
 async def expect_everyone_told(host_class: type[Host], text: str,
@@ -276,6 +282,11 @@ async def test_a_host_that_signs_two_histories_is_caught_at_once_and_no_longer_t
     assert t.seats[0].told("the dealer: message ") and t.seats[0].told("does not link")
     assert not t.seats[0].trusted
     assert not any(n.level == "error" for s in t.seats[1:] for n in s.notices)
+
+
+async def test_a_connected_seat_left_out_of_a_shuffle_names_the_dealer() -> None:
+    await expect_everyone_told(ExcludingHost, "left this seat, which is connected, out of"
+                               " shuffle 0 of round 2", range(1))
 
 
 async def test_a_swapped_face_up_card_is_caught_by_every_client_at_once() -> None:
@@ -491,15 +502,15 @@ async def test_a_relay_that_replays_a_frame_is_detected() -> None:
 
 
 class FreezingHost(Host):
-    """Stops dealing right after announcing round 2's shuffle, as if it crashed there."""
+    """Stops dealing while it waits for round 2's nonces, as if it crashed there."""
 
     frozen: asyncio.Event
 
-    async def _broadcast(self, t: str, **fields: Any) -> None:
-        await super()._broadcast(t, **fields)
-        if t == "shuffle" and fields["round"] == 2:
+    async def _wait_for(self, ready: Callable[[], bool]) -> None:
+        if self.round_number == 2:
             self.__dict__.setdefault("frozen", asyncio.Event()).set()
             await asyncio.Event().wait()
+        await super()._wait_for(ready)
 
 
 async def test_a_host_stopped_mid_shuffle_resumes_it_and_every_round_verifies(tmp_path) -> None:
