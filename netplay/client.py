@@ -604,7 +604,7 @@ class RemoteSession(GameSession):
                 raise FairnessError(seat, f"signed move {body.get('n')} was replayed as move {n}")
             text, raw = body.get("move"), body.get("open")
         elif seat == self.my_seat and self.phase == "live":
-            self.emit(Notice(f"the host played {text} for you", "warning"))
+            raise FairnessError(DEALER, f"played {text!r:.40} for this seat while it is here")
         move = parse_move(self.game, text)
         openings = [CardOpening.from_wire(o, blame) for o in (raw if isinstance(raw, list)
                                                                else [None])]

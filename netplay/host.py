@@ -618,6 +618,11 @@ class Host:
         self.on_event(f"round {self.round_number} dealt")
         self._wake.set()
 
+    def _present(self, seat: int) -> bool:
+        """Whether a person holds `seat` and is connected (the host never moves for them)."""
+        occupant = self.seats[seat]
+        return occupant.bot is None and occupant.conn is not None and occupant.away_since is None
+
     def _seal(self, seat: int, opening: CardOpening) -> bytes | None:
         public = self.seats[seat].public()
         if public is None:
@@ -690,27 +695,30 @@ class Host:
                 if self.finished:
                     return
                 state.reshuffles.append([card_of(self.config.game, c) for c in deck.cards])
-        consumed = 1 + state.reshuffles_done if isinstance(state, zodiak.ZodiakRound) else 1
-        stock_left = len(state.stock)
-        effect = state.push(move)
-        sizes = [len(ep.deck.cards) if ep.deck else 0 for ep in self.epochs]
-        drawn = []
-        for epoch, position in draw_positions(sizes, consumed, stock_left, len(effect.drawn)):
-            self.epochs[epoch].owners.append(seat)
-            drawn.append(self._seal(seat, self._delivered(self.epochs[epoch].deck, position)))
-        for o in openings:
-            self.epochs[o.epoch].opened.add(o.position)
-        record.add_move(seat, move)
-        if isinstance(state, zodiak.ZodiakRound):
-            record.set_reshuffles(state.reshuffles)
-        self.moves_made += 1
-        if signed is not None:
-            self._seat_head(seat, "move").advance(signed)
-            fields: dict[str, Any] = {"by": signed.to_wire()}
-        else:
-            fields = {"move": str(move), "open": [o.to_wire() for o in openings]}
-        await self._broadcast("moved", round=self.round_number, n=n, seat=seat, drawn=drawn,
-                              **fields)
+        async with self._send_lock:  # nobody is resynced between the check and the news
+            if signed is None and self._present(seat):
+                return  # its player is back: the move is theirs to make
+            consumed = 1 + state.reshuffles_done if isinstance(state, zodiak.ZodiakRound) else 1
+            stock_left = len(state.stock)
+            effect = state.push(move)
+            sizes = [len(ep.deck.cards) if ep.deck else 0 for ep in self.epochs]
+            drawn = []
+            for epoch, position in draw_positions(sizes, consumed, stock_left, len(effect.drawn)):
+                self.epochs[epoch].owners.append(seat)
+                drawn.append(self._seal(seat, self._delivered(self.epochs[epoch].deck, position)))
+            for o in openings:
+                self.epochs[o.epoch].opened.add(o.position)
+            record.add_move(seat, move)
+            if isinstance(state, zodiak.ZodiakRound):
+                record.set_reshuffles(state.reshuffles)
+            self.moves_made += 1
+            if signed is not None:
+                self._seat_head(seat, "move").advance(signed)
+                fields: dict[str, Any] = {"by": signed.to_wire()}
+            else:
+                fields = {"move": str(move), "open": [o.to_wire() for o in openings]}
+            await self._broadcast_locked("moved", round=self.round_number, n=n, seat=seat,
+                                         drawn=drawn, **fields)
         self.on_event(f"move {self.moves_made}: {state.describe(effect)}")
         if state.round_over:
             await self._end_round()

@@ -262,6 +262,16 @@ class ExcludingHost(Host):
         return [s for s in seats if s != 0] if self.round_number == 2 else seats
 
 
+class ImpersonatingHost(Host):
+    """Plays seat 0's moves as its own, without seat 0's signature, although seat 0 is here."""
+
+    def _present(self, seat: int) -> bool:
+        return False
+
+    async def _on_seat_move(self, index: int, message: Any, body: dict[str, Any]) -> None:
+        await super()._on_seat_move(index, None if index == 0 else message, body)
+
+
 async def expect_everyone_told(host_class: type[Host], text: str,
                                seats: range = range(4)) -> None:
     """Every listed seat is shown an error naming the dealer and saying `text`."""
@@ -287,6 +297,10 @@ async def test_a_host_that_signs_two_histories_is_caught_at_once_and_no_longer_t
 async def test_a_connected_seat_left_out_of_a_shuffle_names_the_dealer() -> None:
     await expect_everyone_told(ExcludingHost, "left this seat, which is connected, out of"
                                " shuffle 0 of round 2", range(1))
+
+
+async def test_a_host_that_moves_for_a_connected_seat_is_caught_by_that_seat() -> None:
+    await expect_everyone_told(ImpersonatingHost, "for this seat while it is here", range(1))
 
 
 async def test_a_swapped_face_up_card_is_caught_by_every_client_at_once() -> None:
@@ -550,3 +564,44 @@ async def test_a_host_stopped_mid_shuffle_resumes_it_and_every_round_verifies(tm
     for result in results:
         assert result["verified"], result["failures"]
         assert result["audit"] == [f"round {r} verified" for r in range(1, rounds + 1)]
+
+
+async def test_an_absent_seat_is_played_by_the_host_and_back_it_verifies_every_round(
+        tmp_path) -> None:
+    relay = await start_relay("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{relay.port}/ws"
+    conn = await RelayConnection.open_room(url)
+    host = Host(HostConfig(players=4, seed=5, reveal_timeout=5.0, away_timeout=0.1),
+                on_event=lambda line: None)
+    serving = asyncio.create_task(host.serve(conn))
+    seats = [Seat(game="", url=url, room=conn.room, name=f"p{i}",
+                  identity_path=tmp_path / f"seat{i}") for i in range(4)]
+    for seat in seats:
+        await seat.start()
+    games = [asyncio.create_task(play_as_bot(s, "greedy", i)) for i, s in enumerate(seats)]
+    try:
+        async with asyncio.timeout(WAIT):
+            while host.moves_made < 30:
+                await asyncio.sleep(0.01)
+            games[0].cancel()
+            await seats[0].close()  # seat 0's program stops; the host's bot takes over
+            gone = host.moves_made
+            while host.moves_made < gone + 60:
+                await asyncio.sleep(0.01)
+        seats[0] = Seat(game="", url=url, room=conn.room, name="p0",
+                        identity_path=tmp_path / "seat0")  # the same seat file: same seat
+        await seats[0].start()
+        games[0] = asyncio.create_task(play_as_bot(seats[0], "greedy", 0))
+        results = await asyncio.wait_for(asyncio.gather(*games), WAIT)
+    finally:
+        for task in games:
+            task.cancel()
+        for seat in seats:
+            await seat.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+    assert seats[0].my_seat == 0
+    for result in results:
+        assert result["verified"], result["failures"]
+        assert result["audit"] and all(line.endswith("verified") for line in result["audit"])
