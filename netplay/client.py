@@ -103,10 +103,13 @@ class SeatIdentity:
         if path is None:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(mode=0o600)  # never readable by others, not even before the first write
-        path.chmod(0o600)
-        path.write_text(json.dumps({"token": self.token.hex() if self.token else None,
-                                    "key": self.key.seed.hex(), "nonces": self.nonces}))
+        # Written whole then renamed: a seat killed mid-write must still find its seat and key.
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.touch(mode=0o600)  # never readable by others, not even before the first write
+        tmp.chmod(0o600)
+        tmp.write_text(json.dumps({"token": self.token.hex() if self.token else None,
+                                   "key": self.key.seed.hex(), "nonces": self.nonces}))
+        tmp.replace(path)
 
 
 @dataclass
@@ -601,15 +604,23 @@ class RemoteSession(GameSession):
             if seat == self.my_seat:
                 self._heads["move"].advance(SignedMessage.from_wire(msg["by"]))
             if (body.get("round"), body.get("n")) != (ledger.number, n):
-                raise FairnessError(seat, f"signed move {body.get('n')} was replayed as move {n}")
+                self._fault(FairnessError(DEALER, f"signed move {body.get('n')} of seat {seat}"
+                                          f" was replayed as move {n}"))
             text, raw = body.get("move"), body.get("open")
         elif seat == self.my_seat and self.phase == "live":
-            raise FairnessError(DEALER, f"played {text!r:.40} for this seat while it is here")
+            self._fault(FairnessError(DEALER, f"played {text!r:.40} for this seat while it is"
+                                      " here"))
+        # Fairness faults are named and the move still follows the host's word: only the
+        # engine's verdict stops this seat from following the game.
         move = parse_move(self.game, text)
-        openings = [CardOpening.from_wire(o, blame) for o in (raw if isinstance(raw, list)
-                                                               else [None])]
-        if [o.card for o in openings] != played_cards(move):
-            raise FairnessError(blame, f"move {n} ({move}) does not open the cards it plays")
+        try:
+            openings = [CardOpening.from_wire(o, blame) for o in (raw if isinstance(raw, list)
+                                                                   else [None])]
+            if [o.card for o in openings] != played_cards(move):
+                raise FairnessError(blame, f"move {n} ({move}) does not open the cards it plays")
+        except FairnessError as exc:
+            self._fault(exc)
+            openings = []
         for opening in openings:
             self._check(ledger.audit.opened, seat, opening)
         drawn_blobs = get_field(msg, "drawn", list)
