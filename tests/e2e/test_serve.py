@@ -216,7 +216,7 @@ async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
     await alice.see(r"^ ♠ +cardtui[^\n]*\n(.*\n)*╭─ Log ─{72}╮\n")
 
     await alice.type("q")
-    await alice.see("Quit now")
+    await alice.see("Leave the table?")
     await alice.type("y")
     await alice.see(f"{SERVER_LOGIN} alice")
     await alice.see(r"Zodiak +2/2 +0 +0 +playing")  # the dealer keeps the table; alice is away
