@@ -21,8 +21,10 @@ from typing import Any
 import aiohttp
 
 from engine import hekata, zodiak
+from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.match import Round
+from engine.zodiak import SIGN_CARDS
 from netplay.fairness import (
     DEALER,
     RELAY,
@@ -47,6 +49,7 @@ from netplay.protocol import (
     canonical_deck,
     card_of,
     chain_room,
+    clean_name,
     deal_layout,
     draw_positions,
     inner,
@@ -149,6 +152,8 @@ class RemoteSession(GameSession):
     _http: aiohttp.ClientSession | None = None
     _task: asyncio.Task | None = None
     _started_match: bool = False
+    is_owner: bool = False
+    chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self) -> None:
@@ -250,6 +255,7 @@ class RemoteSession(GameSession):
         token = get_field(msg, "token", bytes, optional=True)
         self.game = get_field(msg, "game", str)
         self.target = get_field(msg, "target", int)
+        self.is_owner = msg.get("owner") is True
         host = public_identity(msg.get("host"))
         if self.host_id is not None and host != self.host_id:
             self._fault(FairnessError(DEALER, "the host now signs with another key"))
@@ -356,8 +362,11 @@ class RemoteSession(GameSession):
         for s in get_field(msg, "seats", list):
             if not isinstance(s, dict):
                 raise ProtocolError("bad_frame", "a lobby seat must be a map")
-            seats.append(SeatInfo(str(s.get("name", "")), s.get("sign"), s.get("bot"),
-                                  bool(s.get("connected"))))
+            sign, bot = s.get("sign"), s.get("bot")
+            seats.append(SeatInfo(clean_name(s.get("name"), ""),
+                                  sign if sign in SIGN_CARDS else None,
+                                  bot if bot in BOT_KINDS else None,
+                                  s.get("connected") is True, s.get("ready") is True))
             index, ident = s.get("seat"), s.get("id")
             if type(index) is int and 0 <= index < len(self.ids) and ident is not None:
                 self.ids[index] = public_identity(ident)  # keys of the next chain
@@ -365,8 +374,10 @@ class RemoteSession(GameSession):
         self.emit(SeatsChanged(self.seats))
 
     def _on_chat(self, msg: dict[str, Any]) -> None:
-        name = str(msg.get("name", "?"))[:24]
-        self.emit(Notice(f"{name}: {str(msg.get('text', ''))[:300]}", "chat"))
+        name = clean_name(msg.get("name"), "?")
+        text = "".join(ch for ch in str(msg.get("text", ""))[:300] if ch.isprintable())
+        self.chat_log.append(f"{name}: {text}")
+        self.emit(Notice(f"{name}: {text}", "chat"))
 
     def _on_error(self, msg: dict[str, Any]) -> None:
         self.emit(Notice(f"the host refused: {msg.get('message')}", "warning"))
@@ -719,9 +730,22 @@ class RemoteSession(GameSession):
         """Say something to the table."""
         await self._send(pack("chat", text=text[:300]))
 
+    @property
+    def match_started(self) -> bool:
+        """Whether the first deal has arrived."""
+        return self._started_match
+
     async def start_match(self) -> None:
-        """Ask the host to start (only the host's own seat may)."""
+        """Ask the host to start, with bots in the empty seats (only the host's own seat may)."""
         await self._send(pack("start", owner=self.owner))
+
+    async def set_ready(self, ready: bool) -> None:
+        """Tell the table whether you are ready to begin."""
+        await self._send(pack("ready", ready=ready))
+
+    async def set_bot(self, seat: int, kind: str | None) -> None:
+        """Put a bot of `kind` in an empty seat, or take it out with None (the host's seat only)."""
+        await self._send(pack("seat_bot", owner=self.owner, seat=seat, kind=kind))
 
     async def _send(self, body: bytes) -> None:
         if self._conn is not None and not self._conn.closed:
@@ -750,6 +774,7 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0) -> dict[
     from engine.bots import make_bot
 
     bot = make_bot(kind, seed)
+    await session.set_ready(True)
     answered: tuple[int, int] | None = None
     async for event in session.events():
         if isinstance(event, MatchEnded):

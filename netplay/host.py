@@ -18,14 +18,14 @@ import random
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
 from engine import zodiak
-from engine.bots import make_bot
+from engine.bots import BOT_KINDS, make_bot
 from engine.errors import IllegalMove
 from engine.match import Match, Round, check_players
 from engine.records import Record
@@ -85,6 +85,7 @@ class Seat:
     ident: str | None = None  # hex of the seat's 64-byte public identity (signing and box keys)
     conn: int | None = None
     away_since: float | None = None
+    ready: bool = False
 
     @property
     def taken(self) -> bool:
@@ -93,7 +94,8 @@ class Seat:
 
     def info(self) -> SeatInfo:
         """Public facts about the seat."""
-        return SeatInfo(self.name, self.sign, self.bot, self.bot is not None or self.conn is not None)
+        present = self.bot is not None or self.conn is not None
+        return SeatInfo(self.name, self.sign, self.bot, present, self.ready or self.bot is not None)
 
     def public(self) -> PublicIdentity | None:
         """The seat's public identity, if a person holds it."""
@@ -115,6 +117,7 @@ class HostConfig:
     save_path: Path | None = None
     result_path: Path | None = None
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
+    require_ready: bool = False  # start only when every person has said they are ready
 
 
 @dataclass
@@ -176,8 +179,7 @@ class Host:
         if not self.seats:
             self.seats = [Seat() for _ in range(self.config.players)]
             for i in range(self.config.players - self.config.bots, self.config.players):
-                self.seats[i] = Seat(name=f"bot {i}", bot=self.config.bot_kind,
-                                     sign=random.Random(self.seed + i).choice(zodiak.SIGNS))
+                self.seats[i] = self._bot_seat(i)
 
     # -- running --------------------------------------------------------------
 
@@ -252,7 +254,8 @@ class Host:
 
     def _handlers(self) -> dict[str, Callable[[int, dict[str, Any]], Any]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
-                "start": self._on_start, "sync": self._on_sync}
+                "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
+                "seat_bot": self._on_seat_bot}
 
     async def _refuse(self, conn: int, code: str, message: str) -> None:
         self.strikes[conn] = self.strikes.get(conn, 0) + 1
@@ -369,9 +372,15 @@ class Host:
         await self._resync(conn, [welcome], msg.get("c"), msg.get("n"))
         await self._send_lobby()
         self._nonce_wake.set()
-        if not self.started and all(s.taken for s in self.seats):
-            await self.start_match()
+        await self._start_if_everyone_is_in()
         self._save()
+
+    async def _start_if_everyone_is_in(self) -> None:
+        if self.started or not all(s.taken for s in self.seats):
+            return
+        if self.config.require_ready and not all(s.ready or s.bot for s in self.seats):
+            return
+        await self.start_match()
 
     async def _take_seat(self, conn: int, msg: dict[str, Any], ident: str) -> int | None:
         token = get_field(msg, "token", bytes, optional=True)
@@ -438,20 +447,47 @@ class Host:
         text = "".join(ch for ch in text if ch.isprintable())
         await self._broadcast("chat", seat=index, name=name, text=text)
 
-    async def _on_start(self, conn: int, msg: dict[str, Any]) -> None:
-        index = self.seat_of(conn)
+    def _check_owner(self, conn: int, msg: dict[str, Any], what: str) -> None:
         if self.started:
             raise ProtocolError("not_allowed", "the match has started")
-        if index is None or msg.get("owner") is None or self.config.owner_secret is None:
-            raise ProtocolError("not_allowed", "only the host starts the match")
-        owner = get_field(msg, "owner", bytes)
-        if not secrets.compare_digest(owner.hex(), self.config.owner_secret):
-            raise ProtocolError("not_allowed", "only the host starts the match")
+        owner = msg.get("owner")
+        if (self.seat_of(conn) is None or self.config.owner_secret is None
+                or not isinstance(owner, bytes)
+                or not secrets.compare_digest(owner.hex(), self.config.owner_secret)):
+            raise ProtocolError("not_allowed", f"only the host {what}")
+
+    def _bot_seat(self, index: int) -> Seat:
+        return Seat(name=f"bot {index}", bot=self.config.bot_kind,
+                    sign=random.Random(self.seed + index).choice(zodiak.SIGNS))
+
+    async def _on_start(self, conn: int, msg: dict[str, Any]) -> None:
+        self._check_owner(conn, msg, "starts the match")
         for i, seat in enumerate(self.seats):
             if not seat.taken:
-                self.seats[i] = Seat(name=f"bot {i}", bot=self.config.bot_kind,
-                                     sign=random.Random(self.seed + i).choice(zodiak.SIGNS))
+                self.seats[i] = self._bot_seat(i)
         await self.start_match()
+
+    async def _on_ready(self, conn: int, msg: dict[str, Any]) -> None:
+        index = self.seat_of(conn)
+        if index is None or self.started:
+            raise ProtocolError("not_allowed", "only a seated player says ready, before the start")
+        self.seats[index].ready = get_field(msg, "ready", bool)
+        await self._send_lobby()
+        await self._start_if_everyone_is_in()
+
+    async def _on_seat_bot(self, conn: int, msg: dict[str, Any]) -> None:
+        self._check_owner(conn, msg, "seats and unseats bots")
+        index = get_field(msg, "seat", int)
+        kind = get_field(msg, "kind", str, optional=True)
+        if not 0 <= index < len(self.seats):
+            raise ProtocolError("bad_frame", f"there is no seat {index}")
+        if self.seats[index].token is not None:
+            raise ProtocolError("not_allowed", "a person sits there")
+        if kind is not None and kind not in BOT_KINDS:
+            raise ProtocolError("bad_frame", f"unknown bot {kind[:20]!r}: greedy or random")
+        self.seats[index] = Seat() if kind is None else replace(self._bot_seat(index), bot=kind)
+        await self._send_lobby()
+        await self._start_if_everyone_is_in()
 
     async def _on_sync(self, conn: int, msg: dict[str, Any]) -> None:
         await self._resync(conn, [], msg.get("c"), msg.get("n"))

@@ -21,12 +21,13 @@ Move = ZodiakMove | HekataMove
 
 @dataclass(frozen=True)
 class SeatInfo:
-    """Who sits in a seat: a name, a zodiac sign (Zodiak), and the bot kind if a bot plays it."""
+    """Who sits in a seat: a name, a zodiac sign (Zodiak), the bot kind if a bot plays it, readiness."""
 
     name: str
     sign: str | None = None
     bot: str | None = None
     connected: bool = True
+    ready: bool = False
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,11 @@ class CardApp(App[str | None]):
         theme = os.environ.get("CARDTUI_THEME")
         if theme in self.available_themes:
             self.theme = theme
-        if self.session is not None:
+        if self.session is not None and getattr(self.session, "match_started", True) is False:
+            from tui.screens.seats import SeatsScreen
+
+            self.push_screen(SeatsScreen(self.session))  # type: ignore[arg-type]
+        elif self.session is not None:
             self.play(self.session)
         else:
             from tui.screens.start import StartScreen

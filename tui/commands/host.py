@@ -35,7 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="open the room on a standalone relay (ws://HOST:PORT) instead")
     parser.add_argument("--headless", action="store_true",
                         help="no app and no seat: print events; start when every seat is filled")
-    parser.add_argument("--seed", type=int, help="the dealer's seed, for repeatable games")
+    parser.add_argument("--seed", type=int,
+                        help="seed for the bots, their signs and the first dealer (the deck"
+                        " itself comes from every seat's nonce: docs/FAIRNESS.md)")
     parser.add_argument("--speed", type=float, default=0.6, help="seconds between bot moves")
     parser.add_argument("--away-timeout", type=float, default=60.0,
                         help="seconds a player may be away before a bot plays for them")
@@ -67,6 +69,7 @@ async def host_main(args: argparse.Namespace) -> int:
         bot_delay=args.speed if not args.headless else min(args.speed, 0.6),
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),
+        require_ready=not args.headless,
     )
     room = host_secret = None
     if args.resume:
@@ -76,6 +79,9 @@ async def host_main(args: argparse.Namespace) -> int:
         host, room, host_secret = Host.resume(config, save)
     else:
         host = Host(config)
+    if not args.headless:
+        # The app owns the terminal; the dealer's running commentary would scribble over it.
+        host.on_event = lambda line: None
     relay = None
     if args.relay:
         url = relay_url(args.relay)
@@ -85,7 +91,7 @@ async def host_main(args: argparse.Namespace) -> int:
             relay.relay.adopt_room(room, host_secret)
         url = f"ws://127.0.0.1:{relay.port}/ws"
     conn = await RelayConnection.open_room(url, room, host_secret)
-    announce(args, conn.room, relay.port if relay else None)
+    join_hint = announce(args, conn.room, relay.port if relay else None)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -97,7 +103,8 @@ async def host_main(args: argparse.Namespace) -> int:
 
         seat_app = asyncio.create_task(run_seat_app(
             url, conn.room, args.name or getpass.getuser(), args.sign,
-            owner=bytes.fromhex(config.owner_secret or ""), result=None, ascii_only=args.ascii))
+            owner=bytes.fromhex(config.owner_secret or ""), result=None, ascii_only=args.ascii,
+            join_hint=join_hint))
     waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     for task in waiters:
@@ -108,16 +115,18 @@ async def host_main(args: argparse.Namespace) -> int:
     return 0 if host.finished or not args.headless else 130
 
 
-def announce(args: argparse.Namespace, room: str, port: int | None) -> None:
-    """Tell the host what others type to join."""
+def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
+    """Print, and return, what others type to join."""
     code = format_room_code(room)
     if port is None:
-        print(f"room open on {args.relay}: others run  cardtui join --relay {args.relay} {code}",
-              flush=True)
-        return
+        hint = f"cardtui join --relay {args.relay} {code}"
+        print(f"room open on {args.relay}: others run  {hint}", flush=True)
+        return hint
     address = args.bind if args.bind not in ("0.0.0.0", "::") else local_address()
+    hint = f"cardtui join {address}:{port}"
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
-    print(f"others run:  cardtui join {address}:{port}", flush=True)
+    print(f"others run:  {hint}", flush=True)
+    return hint
 
 
 def local_address() -> str:

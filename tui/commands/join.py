@@ -78,12 +78,14 @@ async def bot_main(url: str, room: str | None, name: str, args: argparse.Namespa
 
 async def run_seat_app(url: str, room: str | None, name: str, sign: str | None, *,
                        owner: bytes | None, result: Path | None, ascii_only: bool = False,
-                       seat_file: Path | None = None, watch: bool = False) -> int:
+                       seat_file: Path | None = None, watch: bool = False,
+                       join_hint: str = "") -> int:
     """Open the app for a seat at a networked table."""
     from tui.app import CardApp
 
     session = RemoteSession(game="", url=url, room=room, name=name, sign=sign, owner=owner,
                             identity_path=seat_file, result_path=result, watch=watch)
+    session.extra["join_hint"] = join_hint
     await session.start()
     await session.wait_seated()
     app = CardApp(session, ascii_only=ascii_only)

@@ -304,6 +304,9 @@ class GameScreen(Screen[None]):
             question = "Quit? The match is over."
         elif getattr(self.session, "save_path", None) is not None:
             question = "Quit now? The match is saved; `cardtui play --resume` continues it."
+        elif getattr(self.session, "is_owner", False):
+            question = ("Close the table? You are the host: the game stops for everyone"
+                        " (`cardtui host --resume` continues it).")
         elif self.my_seat is None:
             question = "Stop watching?"
         else:

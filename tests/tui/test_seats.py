@@ -1,0 +1,89 @@
+"""The table lobby of a networked match, on a real relay and host: seats, bots, ready, chat, start."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from netplay.client import RemoteSession, play_as_bot
+from netplay.host import Host, HostConfig
+from netplay.relay import start_relay
+from netplay.relay_client import RelayConnection
+from tui.app import CardApp
+from tui.screens.game import GameScreen
+from tui.screens.seats import SeatsScreen
+
+
+async def wait_until(pilot, check, what: str, limit: float = 15.0) -> None:
+    deadline = asyncio.get_running_loop().time() + limit
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.05)
+
+
+async def open_table(players: int) -> tuple:
+    relay = await start_relay()
+    owner = secrets.token_hex(16)
+    host = Host(HostConfig(game="zodiak", players=players, seed=2, owner_secret=owner,
+                           require_ready=True), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Hosty", sign="leo",
+                       owner=bytes.fromhex(owner))
+    await me.start()
+    await me.wait_seated()
+    return relay, host, conn, serving, me
+
+
+async def close_table(relay, conn, serving, *sessions) -> None:
+    for s in sessions:
+        await s.close()
+    serving.cancel()
+    await conn.close()
+    await relay.close()
+
+
+async def test_host_seats_a_bot_says_ready_and_the_match_starts() -> None:
+    """DESIGN 'A move, end to end' starts here: the lobby fills, everyone is ready, the game opens."""
+    relay, host, conn, serving, me = await open_table(3)
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    await friend.start()
+    await friend.wait_seated()
+    friend_plays = asyncio.create_task(play_as_bot(friend, "greedy"))  # says ready at once
+    app = CardApp(me)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+        await wait_until(pilot, lambda: len([s for s in me.seats if s.name]) == 2, "the friend")
+        await pilot.press("h", "i", "enter")
+        await wait_until(pilot, lambda: me.chat_log == ["Hosty: hi"], "the chat line")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: any(s.bot for s in me.seats), "the bot")
+        assert not host.started, "a person who is not ready holds the start"
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+        assert host.started and [bool(s.name) for s in me.seats] == [True, True, True]
+        await wait_until(pilot, lambda: app.screen.view is not None, "the first deal")
+        await pilot.pause(0.3)
+    friend_plays.cancel()
+    await close_table(relay, conn, serving, me, friend)
+
+
+async def test_only_the_host_seats_bots_or_starts() -> None:
+    """A seat without the owner secret cannot seat a bot or start; the host refuses, nothing changes."""
+    relay, host, conn, serving, me = await open_table(3)
+    other = RemoteSession(game="", url=relay.url, room=conn.room, name="Other", owner=b"guess")
+    await other.start()
+    await other.wait_seated()
+    await other.set_bot(2, "greedy")
+    await other.start_match()
+    await other.set_ready(True)
+    await asyncio.sleep(0.5)
+    assert host.seats[2].bot is None and not host.started
+    assert host.seats[1].ready and not other.is_owner and me.is_owner
+    await me.set_bot(2, "random")
+    await asyncio.sleep(0.3)
+    assert host.seats[2].bot == "random"
+    await me.set_bot(2, None)
+    await asyncio.sleep(0.3)
+    assert not host.seats[2].taken
+    await close_table(relay, conn, serving, me, other)

@@ -1,0 +1,154 @@
+"""The table's lobby before a networked match: who sits where, who is ready, bots, and a chat."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, RichLog, Static
+
+from engine.zodiak import SIGN_CARDS
+from netplay.client import RemoteSession
+from netplay.session import SeatInfo
+from netplay.wire import format_room_code
+
+POLL_SECONDS = 0.25
+
+
+def seat_row(index: int, seat: SeatInfo, game: str, players: int, mine: bool) -> tuple[str, ...]:
+    """One lobby line: seat, name, sign or team, who plays it, and whether they are ready."""
+    if seat.bot:
+        who, ready = f"bot ({seat.bot})", "ready"
+    elif seat.name:
+        who = "you" if mine else ("here" if seat.connected else "away")
+        ready = "ready" if seat.ready else "not ready"
+    else:
+        who, ready = "empty", ""
+    if game == "zodiak":
+        extra = f"{seat.sign.capitalize()} {SIGN_CARDS[seat.sign].pretty()}" if seat.sign else ""
+    else:
+        extra = f"team {'AB'[index % 2]}" if players == 4 else ""
+    return (str(index), seat.name or "—", extra, who, ready)
+
+
+class SeatsScreen(Screen[None]):
+    """Seats, readiness and chat of one table; the host adds or removes bots and starts."""
+
+    DEFAULT_CSS = """
+    SeatsScreen #seats-title { padding: 1 2 0 2; text-style: bold; }
+    SeatsScreen #seats-help { padding: 0 2 1 2; color: $text-muted; }
+    SeatsScreen #seats { height: auto; max-height: 8; margin: 0 2; }
+    SeatsScreen #chat-box { height: 1fr; margin: 1 2 0 2; border: round $primary; }
+    SeatsScreen #chat { height: 1fr; }
+    SeatsScreen #say { margin: 0 2; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f2", "toggle_ready", "Ready"),
+        Binding("f3", "add_bot", "Add bot"),
+        Binding("f4", "remove_bot", "Remove bot"),
+        Binding("f5", "start", "Start"),
+        Binding("escape", "app.quit", "Leave"),
+    ]
+
+    seats: reactive[tuple[SeatInfo, ...]] = reactive(tuple, always_update=True)
+
+    def __init__(self, session: RemoteSession) -> None:
+        super().__init__()
+        self.session = session
+        self._chat_seen = 0
+
+    def compose(self) -> ComposeResult:
+        # No Header: its title watcher can fire after the quick switch to the game screen.
+        yield Static("", id="seats-title")
+        yield Static("", id="seats-help")
+        yield DataTable(id="seats", cursor_type="row", zebra_stripes=True)
+        with Vertical(id="chat-box"):
+            yield RichLog(id="chat", wrap=True, markup=False)
+        yield Input(placeholder="Say something to the table (enter sends)", id="say",
+                    max_length=300)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#chat-box").border_title = "Chat"
+        self.query_one(DataTable).add_columns("Seat", "Name", "Sign" if self.session.game ==
+                                              "zodiak" else "Team", "Who", "Ready")
+        self.query_one("#say", Input).focus()
+        self._poller = self.set_interval(POLL_SECONDS, self.poll)
+        self.poll()
+
+    def poll(self) -> None:
+        """Show the session's latest lobby and chat; move on to the game when it starts."""
+        session = self.session
+        if session.match_started:
+            self._poller.stop()  # the switch takes a moment; switching twice would break it
+            self.app.call_later(self.app.play, session)  # type: ignore[attr-defined]
+            return
+        if session.seats != self.seats:
+            self.seats = session.seats
+        chat = self.query_one("#chat", RichLog)
+        for line in session.chat_log[self._chat_seen:]:
+            chat.write(Text(line))
+        self._chat_seen = len(session.chat_log)
+
+    def watch_seats(self, seats: tuple[SeatInfo, ...]) -> None:
+        session = self.session
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        for i, seat in enumerate(seats):
+            table.add_row(*seat_row(i, seat, session.game, len(seats), i == session.my_seat))
+        if seats:
+            table.move_cursor(row=min(row, len(seats) - 1))
+        taken = sum(1 for s in seats if s.name)
+        where = "you watch" if session.my_seat is None else f"you sit in seat {session.my_seat}"
+        room = format_room_code(session.room) if session.room else "?"
+        self.query_one("#seats-title", Static).update(Text(
+            f"{session.game.capitalize()} for {len(seats)} · room {room} · {where}"
+            f" · {taken}/{len(seats)} seats taken"))
+        owner_keys = (" F3 seats a bot, F4 takes one out; F5 starts now, with bots in the"
+                      " empty seats." if session.is_owner else "")
+        hint = session.extra.get("join_hint", "")
+        self.query_one("#seats-help", Static).update(
+            (f"Others join with:  {hint}\n" if hint else "")
+            + "The match starts when every seat is taken and everyone is ready. F2: ready."
+            + owner_keys)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add_bot", "remove_bot", "start"):
+            return self.session.is_owner
+        if action == "toggle_ready":
+            return self.session.my_seat is not None
+        return True
+
+    async def action_toggle_ready(self) -> None:
+        seat = self.session.my_seat
+        if seat is not None and seat < len(self.seats):
+            await self.session.set_ready(not self.seats[seat].ready)
+
+    async def action_add_bot(self) -> None:
+        empty = next((i for i, seat in enumerate(self.seats) if not seat.name), None)
+        if empty is None:
+            self.notify("Every seat is taken.")
+        else:
+            await self.session.set_bot(empty, "greedy")
+
+    async def action_remove_bot(self) -> None:
+        bots = [i for i, seat in enumerate(self.seats) if seat.bot]
+        if not bots:
+            self.notify("No bot sits at this table.")
+        else:
+            await self.session.set_bot(bots[-1], None)
+
+    async def action_start(self) -> None:
+        await self.session.start_match()
+
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if text:
+            await self.session.chat(text)
