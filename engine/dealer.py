@@ -47,6 +47,7 @@ class DealtRound:
     def push(self, move: zodiak.ZodiakMove | object) -> object:
         """Apply the move of the seat to move, reshuffling the pile first if the draw needs it."""
         state, seat = self.state, self.state.turn
+        pending = None
         if isinstance(state, zodiak.ZodiakRound) and isinstance(move, zodiak.Draw):
             pending = state.pending_reshuffle()
             if pending is not None:
@@ -55,8 +56,8 @@ class DealtRound:
         effect = state.push(move)  # type: ignore[arg-type]
         assert seat is not None
         self.record.add_move(seat, move)  # type: ignore[arg-type]
-        if isinstance(state, zodiak.ZodiakRound):
-            self.record.set_reshuffles(state.reshuffles)
+        if pending is not None:
+            self.record.set_reshuffles(state.reshuffles)  # type: ignore[union-attr]
         return effect
 
     def outcome(self) -> tuple[int | None, int]:
