@@ -1,0 +1,372 @@
+"""A seat's checks of the host's word: its signed chain, every shuffle, and each round's audit.
+
+docs/FAIRNESS.md says what each check proves and whom a failure blames.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import hekata, zodiak
+from engine.errors import IllegalMove
+from engine.match import Round
+from netplay.fairness import (
+    DEALER,
+    RELAY,
+    TABLE,
+    CardOpening,
+    Failure,
+    FairnessError,
+    PublicIdentity,
+    SignedMessage,
+    TranscriptChain,
+    new_secret,
+    nonce_commitment,
+    open_card,
+    verify_message,
+)
+from netplay.protocol import (
+    HOST_SENDER,
+    ChainHead,
+    OpenShuffle,
+    RoundLedger,
+    canonical_deck,
+    card_of,
+    chain_room,
+    deal_layout,
+    inner,
+    nonce_sender,
+    pack,
+)
+from netplay.session import MatchStarted, Notice, RoundEnded, RoundStarted
+from netplay.wire import ProtocolError
+from netplay.wire import field as get_field
+
+
+class ClientChecks:
+    """The `RemoteSession` methods that follow the host's chain, shuffles and audits."""
+
+    def _on_resync(self, msg: dict[str, Any]) -> None:
+        chain, start = get_field(msg, "c", int), get_field(msg, "n", int)
+        if self.chain is None or chain != self.chain_no or start != self._have():
+            if self.ledger is not None and self.ledger.number >= chain:
+                self.ledger = None  # the round is sent again from its start
+            self._begin_chain(chain)
+        self.phase = "catchup"
+
+    def _on_synced(self, msg: dict[str, Any]) -> None:
+        self.phase = "live"
+        self._duties()
+
+    def _have(self) -> int:
+        """How many of the host's messages of the current chain this client has accepted."""
+        return self.chain.next_seq(HOST_SENDER) if self.chain is not None else 0
+
+    def _begin_chain(self, number: int) -> None:
+        if self.host_id is None:
+            raise ProtocolError("bad_frame", "a resync before any welcome")
+        keys: dict[int | str, PublicIdentity] = {HOST_SENDER: self.host_id}
+        for seat, public in enumerate(self.ids):
+            if public is not None:
+                keys[seat] = keys[nonce_sender(seat)] = public
+        room = chain_room(self.table, number)
+        self.chain, self.chain_no = TranscriptChain(room, keys), number
+        if self.my_seat is not None:
+            self._heads = {"move": ChainHead.start(room, self.my_seat),
+                           "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
+
+    def _on_signed(self, msg: dict[str, Any]) -> None:
+        if self.phase == "marker" or self.chain is None:
+            return  # frames from before our join or sync: the resync sends them again
+        chain = get_field(msg, "c", int)
+        try:
+            if chain < self.chain_no:
+                raise FairnessError(RELAY, f"a message of round {chain} was replayed")
+            after = None
+            if chain > self.chain_no:
+                if self.ledger is not None and not self.ledger.ended:
+                    raise FairnessError(RELAY, f"the end of round {self.chain_no} was dropped")
+                after = self._have() if chain == self.chain_no + 1 else None
+                self._begin_chain(chain)
+            payload = self.chain.append(HOST_SENDER, msg.get("m"))
+            said = inner(payload).get("after") if after is not None else None
+            if type(said) is int and said != after:
+                raise FairnessError(RELAY, f"{said - after} message(s) at the end of round"
+                                    f" {chain - 1} were dropped")
+        except FairnessError as exc:
+            self._fault(exc)
+            if exc.blamed != RELAY:  # the host signed two histories: nothing it says holds now
+                self.trusted = False
+                self.emit(Notice("this host is no longer trusted", "error"))
+                return
+            self.phase = "marker"  # ask again from the last good message
+            self._out.append(pack("sync", c=self.chain_no, n=self._have()))
+            return
+        try:
+            self._on_host_message(inner(payload))
+        except FairnessError as exc:
+            self._fault(exc)
+        if self.phase == "live":
+            self._duties()
+
+    def _fault(self, exc: FairnessError) -> None:
+        """Show a failed check now and keep it for the round's verdict."""
+        failure = Failure(exc.blamed, exc.reason)
+        if self.ledger is not None and not self.ledger.ended:
+            self.ledger.failures.append(failure)
+        self.failures.append(str(failure))
+        self.emit(Notice(f"check failed: {failure}", "error"))
+
+    def _check(self, action: Any, *args: Any) -> bool:
+        try:
+            action(*args)
+        except FairnessError as exc:
+            self._fault(exc)
+            return False
+        return True
+
+    # -- shuffles ------------------------------------------------------------------
+
+    def _ledger(self, number: int) -> RoundLedger:
+        ledger = self.ledger
+        if ledger is not None and ledger.number == number:
+            return ledger
+        raise FairnessError(DEALER, f"spoke of round {number} while round "
+                            f"{ledger.number if ledger else 'none'} is in play")
+
+    def _on_shuffle(self, msg: dict[str, Any]) -> None:
+        number, epoch = get_field(msg, "round", int), get_field(msg, "epoch", int)
+        if number != self.chain_no:
+            raise FairnessError(DEALER, f"shuffled for round {number} in round {self.chain_no}")
+        if self.ledger is None or self.ledger.number != number:
+            if self.ledger is not None and not self.ledger.ended:
+                self.emit(Notice(f"round {self.ledger.number} could not be audited: this"
+                                 " client missed its end", "warning"))
+            self.ledger = RoundLedger(self.game, self.table, number, self.my_seat)
+        ledger = self.ledger
+        self._check(ledger.audit.seed_committed, epoch, msg.get("seed"))
+        for item in get_field(msg, "commits", list):
+            try:
+                seat, commit = self._proof(item, number, epoch)
+            except FairnessError as exc:
+                self._fault(exc)
+                continue
+            if self._check(ledger.audit.nonce_committed, epoch, seat, commit):
+                ledger.committed.setdefault(epoch, set()).add(seat)
+        seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
+        missing = [s for s in get_field(msg, "missing", list) if type(s) is int]
+        ledger.open = OpenShuffle(epoch, seats, missing, not missing)
+        if self.phase == "live" and self.my_seat is not None and self.my_seat not in seats:
+            raise FairnessError(DEALER, f"left this seat, which is connected, out of shuffle"
+                                f" {epoch} of round {number}")
+
+    def _proof(self, item: Any, number: int, epoch: int) -> tuple[int, bytes]:
+        """The seat and commitment a seat-signed proof holds for this shuffle, or FairnessError."""
+        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int
+                and 0 <= item[0] < len(self.ids) and self.ids[item[0]] is not None):
+            raise FairnessError(DEALER, "a nonce commitment proof names no seat of the table")
+        seat = item[0]
+        message = verify_message(self.ids[seat], item[1], DEALER)
+        try:
+            body = inner(message.payload)
+        except ProtocolError:
+            body = {}
+        if body.get("t") == "nonce_commit" and (body.get("round"), body.get("epoch")) == (
+                number, epoch) and isinstance(body.get("commit"), bytes):
+            return seat, body["commit"]
+        upcoming = body.get("next") if body.get("t") == "nonce" else None
+        for entry in upcoming if isinstance(upcoming, list) else []:
+            if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [number, epoch]:
+                return seat, entry[2]
+        raise FairnessError(DEALER, f"the proof of seat {seat}'s commitment for shuffle"
+                            f" {epoch} does not hold one")
+
+    def _append_inner(self, sender: int | str, wire: Any) -> bytes:
+        """A seat's message carried in the host's envelope, checked against the seat's chain."""
+        assert self.chain is not None
+        try:
+            return self.chain.append(sender, wire)
+        except FairnessError as exc:  # the host signed the envelope: what it carries is its own
+            raise FairnessError(DEALER if exc.blamed == RELAY else exc.blamed, exc.reason) from None
+
+    def _on_reveal(self, msg: dict[str, Any]) -> None:
+        ledger = self._ledger(get_field(msg, "round", int))
+        epoch = get_field(msg, "epoch", int)
+        if ledger.open is not None and ledger.open.epoch == epoch:
+            ledger.open.seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
+            ledger.open.reveal_open = True
+            if ("c", ledger.number, epoch) in self._sent and self.my_seat not in ledger.open.seats:
+                raise FairnessError(DEALER, f"left out of shuffle {epoch} the commitment this"
+                                    " seat sent (or it came after the host's timeout)")
+
+    def _on_fwd(self, msg: dict[str, Any]) -> None:
+        seat, wire = get_field(msg, "seat", int), msg.get("m")
+        payload = self._append_inner(nonce_sender(seat), wire)
+        if seat == self.my_seat:
+            self._heads["nonce"].advance(SignedMessage.from_wire(wire))
+        body = inner(payload)
+        ledger = self._ledger(get_field(body, "round", int))
+        epoch = get_field(body, "epoch", int)
+        if body["t"] == "nonce_commit":
+            if self._check(ledger.audit.nonce_committed, epoch, seat, body.get("commit")):
+                ledger.committed.setdefault(epoch, set()).add(seat)
+        elif body["t"] == "nonce" and self._check(ledger.audit.nonce_revealed, epoch, seat,
+                                                 body.get("nonce")):
+            ledger.nonces.setdefault(epoch, {})[seat] = body["nonce"]
+            self._compare_transcripts(seat, body.get("seen"))
+
+    def _compare_transcripts(self, seat: int, seen: Any) -> None:
+        """Compare the digest a seat signed for an earlier round with this client's own."""
+        if not (isinstance(seen, list) and len(seen) == 2 and type(seen[0]) is int):
+            return
+        mine = self._digests.get(seen[0])
+        if mine is not None and seen[1] != mine and seat != self.my_seat:
+            raise FairnessError(DEALER, f"showed seat {seat} a different transcript of round"
+                                f" {seen[0]} than this client's")
+
+    def _on_deck(self, msg: dict[str, Any]) -> None:
+        ledger = self._ledger(get_field(msg, "round", int))
+        epoch = get_field(msg, "epoch", int)
+        if epoch == 0:
+            canonical = canonical_deck(self.game)
+        elif self.view is not None and isinstance(self.view, zodiak.ZodiakRound):
+            canonical = [str(c) for c in self.view.pile[:-1]]
+        else:
+            raise FairnessError(DEALER, f"shuffled epoch {epoch} when nothing was to reshuffle")
+        ledger.canonical[epoch] = canonical
+        self._check(ledger.audit.deck_committed, epoch, canonical, msg.get("commitments"))
+        ledger.open = None
+        me = self.my_seat
+        if ("n", ledger.number, epoch) in self._sent and me not in ledger.nonces.get(epoch, {}):
+            raise FairnessError(DEALER, f"shuffled epoch {epoch} without the nonce this seat"
+                                " revealed (or it came after the host's timeout)")
+
+    def _duties(self) -> None:
+        """Commit to or reveal this seat's nonce when a shuffle waits for it."""
+        ledger, me = self.ledger, self.my_seat
+        if me is None or ledger is None or ledger.open is None or me not in ledger.open.seats:
+            return
+        number, epoch = ledger.number, ledger.open.epoch
+        if not ledger.open.reveal_open:
+            if (me in ledger.open.missing and me not in ledger.committed.get(epoch, ())
+                    and ("c", number, epoch) not in self._sent):
+                self._sent.add(("c", number, epoch))
+                self._sign("nonce", "nonce_commit", round=number, epoch=epoch,
+                           commit=self._commitment(number, epoch))
+        elif (me in ledger.committed.get(epoch, ()) and me not in ledger.nonces.get(epoch, {})
+              and ("n", number, epoch) not in self._sent):
+            nonce = self.identity.nonces.get(self._nonce_key(number, epoch))
+            if nonce is None:
+                return  # lost with an earlier process: this seat forfeits the shuffle
+            self._sent.add(("n", number, epoch))
+            upcoming = [(number, epoch + 1)] if self.game == "zodiak" else []
+            seen = [number - 1, self._digests[number - 1]] if number - 1 in self._digests else None
+            self._sign("nonce", "nonce", round=number, epoch=epoch, nonce=bytes.fromhex(nonce),
+                       seen=seen,
+                       next=[[r, e, self._commitment(r, e)]
+                             for r, e in upcoming + [(number + 1, 0)]])
+
+    def _nonce_key(self, number: int, epoch: int) -> str:
+        # The table is part of the key: a nonce revealed at one table is public, so reusing it
+        # at another would let that dealer know this seat's share before committing its seed.
+        return f"{self.table} {number}/{epoch}"
+
+    def _commitment(self, number: int, epoch: int) -> bytes:
+        key = self._nonce_key(number, epoch)
+        if key not in self.identity.nonces:
+            self.identity.nonces = {k: v for k, v in self.identity.nonces.items()
+                                    if k.startswith(f"{self.table} ")
+                                    and int(k.split(" ")[-1].split("/")[0]) >= number - 1}
+            self.identity.nonces[key] = new_secret().hex()
+            self.identity.save(self.identity_path)  # a restarted seat can still reveal it
+        assert self.my_seat is not None
+        return nonce_commitment(self.table, number, epoch, self.my_seat,
+                                bytes.fromhex(self.identity.nonces[key]))
+
+    def _sign(self, chain: str, t: str, **fields: Any) -> None:
+        message = self._heads[chain].sign(self.identity.key, pack(t, **fields))
+        self._out.append(pack("s", c=self.chain_no, m=message.to_wire()))
+
+    # -- the deal ------------------------------------------------------------------
+
+    def _open_mine(self, ledger: RoundLedger, blob: Any) -> CardOpening | None:
+        assert self.host_id is not None
+        try:
+            card = open_card(self.identity.key, self.host_id, blob, self.table, ledger.number)
+        except FairnessError as exc:
+            self._fault(exc)
+            return None
+        self._check(ledger.audit.delivered, card)
+        return card
+
+    def _on_deal(self, msg: dict[str, Any]) -> None:
+        ledger = self._ledger(get_field(msg, "round", int))
+        players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
+        if players != len(self.ids):
+            raise FairnessError(DEALER, f"dealt for {players} players at a table of"
+                                f" {len(self.ids)}")
+        scores = get_field(msg, "scores", list)
+        signs = get_field(msg, "signs", list, optional=True) or []
+        layout = deal_layout(self.game, players)
+        cards = get_field(msg, "cards", list)
+        if len(cards) != len(layout):
+            raise ProtocolError("bad_frame", f"a deal of {len(cards)} cards; expected"
+                                f" {len(layout)}")
+        hands: list[list] = [[] for _ in range(players)]
+        table: list = []
+        try:
+            for position, (owner, item) in enumerate(zip(layout, cards, strict=True)):
+                self._check(ledger.audit.dealt, 0, position, owner)
+                if owner == TABLE:
+                    opening = CardOpening.from_wire(item, DEALER)
+                    self._check(ledger.audit.opened, TABLE, opening)
+                    table.append(card_of(self.game, opening.card))
+                elif owner == self.my_seat:
+                    mine = self._open_mine(ledger, item)
+                    if mine is None:
+                        raise IllegalMove("a card dealt to this seat could not be opened")
+                    ledger.mine.append(mine)
+                    hands[owner].append(card_of(self.game, mine.card))
+                else:
+                    hands[int(owner)].append(None)
+            stock = [None] * (len(canonical_deck(self.game)) - len(layout))
+            if self.game == "zodiak":
+                state: Round = zodiak.ZodiakRound.from_parts(hands, table, stock, signs, dealer,
+                                                             scores)
+                state.sees_stock = False
+            else:
+                state = hekata.HekataDeal.from_parts(hands, table, stock, dealer, scores)
+        except (IllegalMove, TypeError, ValueError) as exc:
+            self.trusted = False
+            raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
+        ledger.start = (dealer, list(scores), list(signs), players)
+        self.view, self.round_number = state, ledger.number
+        if not self._started_match:
+            self._started_match = True
+            self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
+                                   tuple(state.scores)))
+        self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
+
+    def _on_round_end(self, msg: dict[str, Any]) -> None:
+        view, ledger = self.view, self._ledger(get_field(msg, "round", int))
+        scores = get_field(msg, "scores", list)
+        winner = get_field(msg, "winner", int, optional=True)
+        if view is not None and self.trusted and (not view.round_over
+                                                  or list(view.scores) != scores):
+            self.trusted = False
+            self.emit(Notice("the host ended the round, but this client's engine disagrees"
+                             f" (its scores: {list(view.scores)}).", "error"))
+        failures = ledger.verdict(get_field(msg, "seeds", list), scores)
+        ledger.ended = True
+        if self.chain is not None:
+            self._digests[ledger.number] = self.chain.digest  # signed into our next reveal
+        if failures:
+            verdict = f"round {ledger.number} failed its audit: " + "; ".join(map(str, failures))
+            self.failures += [str(f) for f in failures if str(f) not in self.failures]
+        else:
+            verdict = f"round {ledger.number} verified"
+        self.verdicts.append(verdict)
+        self.emit(Notice(verdict, "error" if failures else "info"))
+        self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
+                             get_field(msg, "points", int), tuple(scores),
+                             str(msg.get("summary", ""))[:200]))

@@ -1,0 +1,287 @@
+"""The host's verifiable dealing: its signed chain, each shuffle's seed and nonces, card openings.
+
+docs/FAIRNESS.md says what each step proves. The overridable hooks (`_new_seed`, `_build_deck`,
+`_published_commitments`, `_delivered`, `_nonce_seats`, `_revealed_seed`, `_wait_for`) are where
+the tests' dishonest dealers cheat, so each stays one small method.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from netplay.fairness import (
+    CardOpening,
+    DeckCommitment,
+    FairnessError,
+    SignedMessage,
+    new_secret,
+    nonce_commitment,
+    seal_card,
+    seed_commitment,
+    verify_message,
+)
+from netplay.protocol import (
+    HOST_SENDER,
+    ChainHead,
+    chain_room,
+    envelope,
+    inner,
+    pack,
+    played_cards,
+)
+from netplay.wire import ProtocolError
+from netplay.wire import field as get_field
+
+MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
+
+
+@dataclass
+class Epoch:
+    """One shuffle of the round as the dealer runs it: seed, the seats' nonces, the deck."""
+
+    seed: bytes
+    seats: list[int] = field(default_factory=list)  # the seats asked for a nonce
+    commits: dict[int, bytes] = field(default_factory=dict)
+    nonces: dict[int, bytes] = field(default_factory=dict)
+    reveal_open: bool = False
+    canonical: list[str] | None = None
+    deck: DeckCommitment | None = None
+    owners: list[int | str] = field(default_factory=list)  # who got each position dealt so far
+    opened: set[int] = field(default_factory=set)
+
+
+class HostDealing:
+    """The `Host` methods that sign the round's chain, run its shuffles and check card openings."""
+
+    def _new_chain(self, number: int) -> None:
+        self._after = len(self.log)  # the next chain says how long this one was: no tail is lost
+        self._prev_log = self.log  # a seat that fell behind at the end of a round still gets it
+        self.round_number = number
+        self.log, self.heads, self.epochs = [], {}, []
+        self.head = ChainHead.start(chain_room(self.table, number), HOST_SENDER)
+
+    async def _broadcast(self, t: str, **fields: Any) -> None:
+        """Sign a message into this round's chain, keep it for resync, save, then send it."""
+        async with self._send_lock:  # sign, log and send in one order for everyone
+            await self._broadcast_locked(t, **fields)
+
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        """`_broadcast`, for a caller that holds the send lock."""
+        assert self.head is not None
+        if self.head.seq == 0 and self.round_number > 0:
+            fields = {**fields, "after": self._after}
+        message = self.head.sign(self.identity, pack(t, **fields))
+        self.head.advance(message)
+        body = envelope(self.round_number, message)
+        self.log.append(body)
+        self._save()  # before anyone hears of it, so a restarted host signs on from here
+        await self._send(None, body)
+
+    async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:
+        """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
+        async with self._send_lock:
+            number, start, bodies = self.round_number, 0, self.log
+            if type(have) is int and chain == number and 0 <= have <= len(self.log):
+                start, bodies = have, self.log[have:]
+            elif (type(have) is int and number >= 1 and chain == number - 1
+                  and 0 <= have <= len(self._prev_log)):
+                number, start, bodies = chain, have, self._prev_log[have:] + self.log
+            for body in first:
+                await self._send(conn, body)
+            await self._send(conn, pack("resync", c=number, n=start))
+            for body in bodies:
+                await self._send(conn, body)
+            await self._send(conn, pack("synced", c=self.round_number, n=len(self.log)))
+
+    def _seat_head(self, seat: int, kind: str) -> ChainHead:
+        sender: int | str = seat if kind == "move" else f"{seat}/nonce"
+        return self.heads.setdefault(str(sender), ChainHead.start(
+            chain_room(self.table, self.round_number), sender))
+
+    async def _on_signed(self, conn: int, msg: dict[str, Any]) -> None:
+        index = self.seat_of(conn)
+        seat = self.seats[index] if index is not None else None
+        if seat is None or seat.public() is None:
+            raise ProtocolError("not_allowed", "only a seated player signs game messages")
+        if get_field(msg, "c", int) != self.round_number:
+            raise ProtocolError("stale", "that message is for another round; resync")
+        try:
+            message = verify_message(seat.public(), msg.get("m"), index)
+        except FairnessError as exc:
+            raise ProtocolError("bad_signature", exc.reason) from None
+        body = inner(message.payload)
+        kind = "move" if body["t"] == "move" else "nonce"
+        head = self._seat_head(index, kind)
+        if message.seq < head.seq:
+            return  # sent again after a reconnect; the first copy was accepted
+        if not head.follows(message):
+            raise ProtocolError("stale", "that message does not follow your last accepted one")
+        if kind == "move":
+            await self._on_seat_move(index, message, body)
+        elif body["t"] in ("nonce_commit", "nonce"):
+            await self._on_nonce(index, message, body)
+        else:
+            raise ProtocolError("unknown_type", f"unknown signed message {body['t']!r}")
+
+    # -- shuffling ------------------------------------------------------------
+
+    def _new_seed(self, epoch: int) -> bytes:
+        """The dealer's secret seed for one shuffle (test doubles override these hooks)."""
+        return new_secret()
+
+    def _build_deck(self, epoch: int, seed: bytes, nonces: list[bytes],
+                    canonical: list[str]) -> DeckCommitment:
+        """The committed deck: `canonical` shuffled by seed and nonces."""
+        return DeckCommitment.build(self.table, self.round_number, epoch, seed, nonces, canonical)
+
+    def _published_commitments(self, deck: DeckCommitment) -> list[bytes]:
+        """The position commitments the table is shown."""
+        return list(deck.commitments)
+
+    def _delivered(self, deck: DeckCommitment, position: int) -> CardOpening:
+        """The card and opening sealed to the seat that gets `position`."""
+        return deck.opening(position)
+
+    def _nonce_seats(self) -> list[int]:
+        """The seats asked for a nonce: those held by a connected person (bots add none)."""
+        return [i for i, s in enumerate(self.seats) if s.bot is None and s.ident
+                and s.conn is not None]
+
+    def _revealed_seed(self, epoch: int) -> bytes:
+        """The seed shown at the end of the round for `epoch`."""
+        return self.epochs[epoch].seed
+
+    async def _shuffle(self, epoch: int, canonical: list[str]) -> DeckCommitment:
+        """Run (or, after a restart, finish) shuffle `epoch` of this round; return its deck."""
+        number = self.round_number
+        if epoch == len(self.epochs):
+            # Choose the seats under the send lock: a seat resynced meanwhile is either asked
+            # for a nonce or hears of this shuffle in its resync, never neither.
+            async with self._send_lock:
+                ep = Epoch(self._new_seed(epoch), canonical=canonical)
+                ep.seats = self._nonce_seats()
+                proofs = []
+                for seat in ep.seats:
+                    proof = self.precommits.get(f"{number}/{epoch}/{seat}")
+                    if proof is not None:
+                        ep.commits[seat] = proof[1]
+                        proofs.append([seat, proof[0]])
+                missing = [s for s in ep.seats if s not in ep.commits]
+                ep.reveal_open = not missing
+                self.epochs.append(ep)
+                await self._broadcast_locked(
+                    "shuffle", round=number, epoch=epoch, seats=ep.seats, commits=proofs,
+                    seed=seed_commitment(self.table, number, epoch, ep.seed), missing=missing)
+        ep = self.epochs[epoch]
+        if ep.deck is None:
+            if not ep.reveal_open:
+                await self._wait_for(lambda: all(s in ep.commits for s in ep.seats))
+                ep.seats = [s for s in ep.seats if s in ep.commits]
+                ep.reveal_open = True
+                await self._broadcast("reveal", round=number, epoch=epoch, seats=ep.seats)
+            await self._wait_for(lambda: all(s in ep.nonces for s in ep.seats))
+            nonces = [ep.nonces[s] for s in sorted(ep.nonces)]
+            ep.deck = self._build_deck(epoch, ep.seed, nonces, ep.canonical or canonical)
+            await self._broadcast("deck", round=number, epoch=epoch,
+                                  commitments=self._published_commitments(ep.deck))
+        return ep.deck
+
+    async def _wait_for(self, ready: Callable[[], bool]) -> None:
+        """Wait until `ready()` or the reveal timeout; a seat that is late forfeits."""
+        deadline = time.monotonic() + self.config.reveal_timeout
+        while not ready() and not self.finished:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.on_event("a seat did not commit or reveal its nonce in time: it forfeits")
+                return
+            self._nonce_wake.clear()
+            try:
+                await asyncio.wait_for(self._nonce_wake.wait(), left)
+            except TimeoutError:
+                pass
+
+    async def _on_nonce(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
+        number, epoch = get_field(body, "round", int), get_field(body, "epoch", int)
+        ep = self.epochs[epoch] if number == self.round_number and 0 <= epoch < len(
+            self.epochs) else None
+        if ep is None or ep.deck is not None or index not in ep.seats:
+            raise ProtocolError("stale", "no shuffle is waiting for your nonce")
+        if body["t"] == "nonce_commit":
+            commit = get_field(body, "commit", bytes)
+            if ep.reveal_open or index in ep.commits or len(commit) != 32:
+                raise ProtocolError("stale", "the commit phase of that shuffle is over")
+            ep.commits[index] = commit
+        else:
+            nonce = get_field(body, "nonce", bytes)
+            committed = ep.commits.get(index)
+            if not ep.reveal_open or committed is None or index in ep.nonces:
+                raise ProtocolError("stale", "that shuffle is not taking reveals from you")
+            try:
+                opens = nonce_commitment(self.table, number, epoch, index, nonce) == committed
+            except FairnessError:
+                opens = False
+            if not opens:
+                raise ProtocolError("bad_nonce", "that nonce does not open your commitment;"
+                                    " you forfeit this shuffle")
+            ep.nonces[index] = nonce
+            self._keep_precommits(index, message, body)
+        self._seat_head(index, "nonce").advance(message)
+        await self._broadcast("fwd", seat=index, m=message.to_wire())
+        self._nonce_wake.set()
+
+    def _keep_precommits(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
+        """Keep a seat's commitments to its next nonces, with its signed message as proof."""
+        items = body.get("next")
+        for item in items if isinstance(items, list) else []:
+            if (isinstance(item, list) and len(item) == 3 and all(type(v) is int for v in item[:2])
+                    and isinstance(item[2], bytes) and len(item[2]) == 32
+                    and (item[0], item[1]) > (self.round_number, len(self.epochs) - 1)):
+                key = f"{item[0]}/{item[1]}/{index}"
+                self.precommits.setdefault(key, [message.to_wire(), item[2]])
+        self.precommits = {k: v for k, v in self.precommits.items()
+                           if int(k.split("/")[0]) >= self.round_number}
+
+    # -- card openings --------------------------------------------------------
+
+    def _seal(self, seat: int, opening: CardOpening) -> bytes | None:
+        public = self.seats[seat].public()
+        if public is None:
+            return None  # a host-side bot: nobody else may see it, and it needs no delivery
+        return seal_card(self.identity, public, self.table, self.round_number, opening)
+
+    def _check_openings(self, seat: int, move: Any, openings: list[CardOpening]) -> None:
+        """Refuse a move unless it opens exactly its cards, each dealt to `seat` and unplayed."""
+        if [o.card for o in openings] != played_cards(move):
+            raise ProtocolError("bad_opening", "open exactly the cards you play, in order")
+        seen: set[tuple[int, int]] = set()
+        for o in openings:
+            ep = self.epochs[o.epoch] if o.epoch < len(self.epochs) else None
+            where = f"{o.card} (position {o.position} of shuffle {o.epoch})"
+            if (ep is None or ep.deck is None or o.position >= len(ep.owners)
+                    or ep.owners[o.position] != seat):
+                raise ProtocolError("not_dealt", f"{where} was not dealt to you")
+            if o.position in ep.opened or (o.epoch, o.position) in seen:
+                raise ProtocolError("not_dealt", f"{where} was played already")
+            if ep.deck.opening(o.position) != o:
+                raise ProtocolError("bad_opening", f"{where} does not open its commitment")
+            seen.add((o.epoch, o.position))
+
+    def _openings_for(self, seat: int, move: Any) -> list[CardOpening]:
+        """The openings of the cards a host-played seat puts face up."""
+        found: list[CardOpening] = []
+        for card in played_cards(move):
+            for epoch, ep in enumerate(self.epochs):
+                if ep.deck is None:
+                    continue
+                position = next((p for p, owner in enumerate(ep.owners) if owner == seat
+                                 and ep.deck.cards[p] == card and p not in ep.opened
+                                 and (epoch, p) not in {(o.epoch, o.position) for o in found}),
+                                None)
+                if position is not None:
+                    found.append(ep.deck.opening(position))
+                    break
+        return found

@@ -1,0 +1,219 @@
+"""The host's seats and lobby: who sits where, joining and leaving, ready, bots, chat, start."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from engine import zodiak
+from engine.bots import BOT_KINDS
+from engine.match import Match
+from netplay.fairness import PublicIdentity
+from netplay.host_dealing import MAX_CHAIN
+from netplay.protocol import MAX_CHAT, clean_name, pack, public_identity
+from netplay.session import SeatInfo
+from netplay.wire import ProtocolError
+from netplay.wire import field as get_field
+
+
+@dataclass
+class Seat:
+    """A seat at the table: who sits there and how to reach them."""
+
+    name: str = ""
+    sign: str | None = None
+    bot: str | None = None
+    token: str | None = None  # hex; the seat's secret for coming back after a lost connection
+    ident: str | None = None  # hex of the seat's 64-byte public identity (signing and box keys)
+    conn: int | None = None
+    away_since: float | None = None
+    ready: bool = False
+
+    @property
+    def taken(self) -> bool:
+        """Whether a bot or a person holds the seat."""
+        return self.bot is not None or self.token is not None
+
+    def info(self) -> SeatInfo:
+        """Public facts about the seat."""
+        present = self.bot is not None or self.conn is not None
+        return SeatInfo(self.name, self.sign, self.bot, present, self.ready or self.bot is not None)
+
+    def public(self) -> PublicIdentity | None:
+        """The seat's public identity, if a person holds it."""
+        return PublicIdentity.from_bytes(bytes.fromhex(self.ident)) if self.ident else None
+
+
+@dataclass
+class HostConfig:
+    """How a table is set up."""
+
+    game: str = "zodiak"
+    players: int = 4
+    bots: int = 0
+    seed: int | None = None
+    bot_kind: str = "greedy"
+    bot_delay: float = 0.0
+    away_timeout: float = 60.0
+    reveal_timeout: float = 10.0  # how long a connected seat may take to commit or reveal a nonce
+    save_path: Path | None = None
+    result_path: Path | None = None
+    owner_secret: str | None = None  # the host's own app proves it is the owner with this
+    require_ready: bool = False  # start only when every person has said they are ready
+
+
+class HostLobby:
+    """The `Host` methods that seat people and bots and run the lobby before the match."""
+
+    def seat_of(self, conn: int) -> int | None:
+        """The seat that `conn` speaks for, if any."""
+        for i, seat in enumerate(self.seats):
+            if seat.conn == conn:
+                return i
+        return None
+
+    async def _on_join(self, conn: int, msg: dict[str, Any]) -> None:
+        ident = public_identity(msg.get("id")).to_bytes().hex()
+        index = self.seat_of(conn)
+        if index is None:
+            index = await self._take_seat(conn, msg, ident)
+        if index is None:
+            self.spectators.add(conn)
+            welcome = pack("welcome", seat=None, token=None, **self._table_facts())
+            await self._resync(conn, [welcome], msg.get("c"), msg.get("n"))
+            await self._send_lobby()
+            return
+        seat = self.seats[index]
+        seat.conn, seat.away_since = conn, None
+        self.on_event(f"seat {index} ({seat.name}) joined from conn {conn}")
+        owner = msg.get("owner")
+        is_owner = (isinstance(owner, bytes) and self.config.owner_secret is not None
+                    and secrets.compare_digest(owner.hex(), self.config.owner_secret))
+        welcome = pack("welcome", seat=index, token=bytes.fromhex(seat.token or ""),
+                       owner=is_owner, **self._table_facts())
+        await self._resync(conn, [welcome], msg.get("c"), msg.get("n"))
+        await self._send_lobby()
+        self._nonce_wake.set()
+        await self._start_if_everyone_is_in()
+        self._save()
+
+    async def _start_if_everyone_is_in(self) -> None:
+        if self.started or not all(s.taken for s in self.seats):
+            return
+        if self.config.require_ready and not all(s.ready or s.bot for s in self.seats):
+            return
+        await self.start_match()
+
+    async def _take_seat(self, conn: int, msg: dict[str, Any], ident: str) -> int | None:
+        token = get_field(msg, "token", bytes, optional=True)
+        index = self._seat_for_token(token.hex()) if token else None
+        if index is not None:
+            seat = self.seats[index]
+            if seat.ident != ident:
+                if self.started:
+                    raise ProtocolError("not_allowed", "this seat signs with another key: join"
+                                        " with the seat file it was taken with")
+                seat.ident = ident
+            return index
+        if msg.get("watch") or self.started:
+            return None
+        index = next((i for i, s in enumerate(self.seats) if not s.taken), None)
+        if index is not None:
+            sign = msg.get("sign")
+            self.seats[index] = Seat(
+                name=clean_name(msg.get("name"), f"player {index}"),
+                sign=zodiak.parse_sign(sign) if self.config.game == "zodiak" and sign
+                else (random.Random(self.seed - index).choice(zodiak.SIGNS)
+                      if self.config.game == "zodiak" else None),
+                token=secrets.token_hex(16), ident=ident)
+        return index
+
+    def _seat_for_token(self, token: str) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat.token is not None and secrets.compare_digest(seat.token, token):
+                return i
+        return None
+
+    def _table_facts(self) -> dict[str, Any]:
+        return {"game": self.config.game, "players": self.config.players,
+                "target": Match(self.config.game, self.config.players,
+                                ("aries",) * self.config.players).target,
+                "table": self.table, "host": self.identity.public.to_bytes(),
+                "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats]}
+
+    def _departed(self, conn: Any) -> None:
+        self.spectators.discard(conn)
+        index = self.seat_of(conn) if type(conn) is int else None
+        if index is None:
+            return
+        seat = self.seats[index]
+        seat.conn, seat.away_since = None, time.monotonic()
+        self.on_event(f"seat {index} ({seat.name}) lost its connection")
+        if not self.started:
+            self.seats[index] = Seat()
+        self._spawn(self._send_lobby())
+        self._wake.set()
+
+    async def _send_lobby(self) -> None:
+        seats = [{**asdict(s.info()), "seat": i, "id": bytes.fromhex(s.ident) if s.ident else None}
+                 for i, s in enumerate(self.seats)]
+        await self._broadcast("lobby", seats=seats, started=self.started,
+                              watching=len(self.spectators))
+
+    async def _on_chat(self, conn: int, msg: dict[str, Any]) -> None:
+        text = get_field(msg, "text", str)[:MAX_CHAT]
+        if len(self.log) >= MAX_CHAIN:
+            raise ProtocolError("not_allowed", "enough chat for this round")
+        index = self.seat_of(conn)
+        name = self.seats[index].name if index is not None else f"watcher {conn}"
+        text = "".join(ch for ch in text if ch.isprintable())
+        await self._broadcast("chat", seat=index, name=name, text=text)
+
+    def _check_owner(self, conn: int, msg: dict[str, Any], what: str) -> None:
+        if self.started:
+            raise ProtocolError("not_allowed", "the match has started")
+        owner = msg.get("owner")
+        if (self.seat_of(conn) is None or self.config.owner_secret is None
+                or not isinstance(owner, bytes)
+                or not secrets.compare_digest(owner.hex(), self.config.owner_secret)):
+            raise ProtocolError("not_allowed", f"only the host {what}")
+
+    def _bot_seat(self, index: int) -> Seat:
+        return Seat(name=f"bot {index}", bot=self.config.bot_kind,
+                    sign=random.Random(self.seed + index).choice(zodiak.SIGNS))
+
+    async def _on_start(self, conn: int, msg: dict[str, Any]) -> None:
+        self._check_owner(conn, msg, "starts the match")
+        for i, seat in enumerate(self.seats):
+            if not seat.taken:
+                self.seats[i] = self._bot_seat(i)
+        await self.start_match()
+
+    async def _on_ready(self, conn: int, msg: dict[str, Any]) -> None:
+        index = self.seat_of(conn)
+        if index is None or self.started:
+            raise ProtocolError("not_allowed", "only a seated player says ready, before the start")
+        self.seats[index].ready = get_field(msg, "ready", bool)
+        await self._send_lobby()
+        await self._start_if_everyone_is_in()
+
+    async def _on_seat_bot(self, conn: int, msg: dict[str, Any]) -> None:
+        self._check_owner(conn, msg, "seats and unseats bots")
+        index = get_field(msg, "seat", int)
+        kind = get_field(msg, "kind", str, optional=True)
+        if not 0 <= index < len(self.seats):
+            raise ProtocolError("bad_frame", f"there is no seat {index}")
+        if self.seats[index].token is not None:
+            raise ProtocolError("not_allowed", "a person sits there")
+        if kind is not None and kind not in BOT_KINDS:
+            raise ProtocolError("bad_frame", f"unknown bot {kind[:20]!r}: greedy or random")
+        self.seats[index] = Seat() if kind is None else replace(self._bot_seat(index), bot=kind)
+        await self._send_lobby()
+        await self._start_if_everyone_is_in()
+
+    async def _on_sync(self, conn: int, msg: dict[str, Any]) -> None:
+        await self._resync(conn, [], msg.get("c"), msg.get("n"))

@@ -1,0 +1,114 @@
+"""The host's save file: everything `cardtui host --resume` needs to continue a table."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from engine.match import Match
+from engine.records import Record
+from netplay.fairness import DeckCommitment, Identity, SignedMessage
+from netplay.host_dealing import Epoch
+from netplay.host_lobby import HostConfig, Seat
+from netplay.protocol import ChainHead, unpack
+
+if TYPE_CHECKING:
+    from netplay.host import Host
+
+
+class HostStore:
+    """The `Host` methods that save the table after every step and resume it from the file."""
+
+    def _save(self) -> None:
+        path = self.config.save_path
+        if path is None or self.finished:
+            return
+        data = {
+            "config": {"game": self.config.game, "players": self.config.players,
+                       "bots": self.config.bots, "seed": self.seed,
+                       "owner_secret": self.config.owner_secret},
+            "seats": [{**asdict(s), "conn": None, "away_since": None} for s in self.seats],
+            "started": self.started, "moves_made": self.moves_made,
+            "match": None if self.match is None else {
+                "dealer": self.match.dealer, "scores": self.match.scores,
+                "rounds_played": self.match.rounds_played},
+            "record": None if self.record is None else json.loads(self.record.dumps()),
+            "room": self.relay.room if self.relay else None,
+            "host_secret": self.relay.host_secret.hex() if self.relay and self.relay.host_secret
+            else None,
+            "fair": self._fair_json(),
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.touch(mode=0o600)  # it holds this round's seeds: whoever reads it knows the deck
+        tmp.write_text(json.dumps(data))
+        tmp.replace(path)
+
+    def _fair_json(self) -> dict[str, Any]:
+        return {
+            "identity": self.identity.seed.hex(), "table": self.table,
+            "round": self.round_number, "log": [b.hex() for b in self.log], "after": self._after,
+            "scored": self.round_scored,
+            "heads": {k: [h.seq, h.head.hex()] for k, h in self.heads.items()},
+            "precommits": {k: msgpack.packb(v, use_bin_type=True).hex()
+                           for k, v in self.precommits.items()},
+            "epochs": [{"seed": ep.seed.hex(), "seats": ep.seats, "reveal_open": ep.reveal_open,
+                        "commits": {str(s): c.hex() for s, c in ep.commits.items()},
+                        "nonces": {str(s): c.hex() for s, c in ep.nonces.items()},
+                        "canonical": ep.canonical, "dealt": ep.deck is not None,
+                        "owners": ep.owners, "opened": sorted(ep.opened)} for ep in self.epochs],
+        }
+
+    def _restore_fair(self, data: dict[str, Any]) -> None:
+        self.identity, self.table = Identity(bytes.fromhex(data["identity"])), data["table"]
+        self._new_chain(data["round"])
+        self._after, self.round_scored = data.get("after", 0), data.get("scored", True)
+        self.log = [bytes.fromhex(b) for b in data["log"]]
+        if self.log:
+            last = SignedMessage.from_wire(unpack(self.log[-1])["m"])
+            self.head = ChainHead(last.seq + 1, last.digest)
+        self.heads = {k: ChainHead(v[0], bytes.fromhex(v[1])) for k, v in data["heads"].items()}
+        self.precommits = {k: msgpack.unpackb(bytes.fromhex(v), raw=False)
+                           for k, v in data["precommits"].items()}
+        for saved in data["epochs"]:
+            ep = Epoch(bytes.fromhex(saved["seed"]), saved["seats"],
+                       {int(s): bytes.fromhex(c) for s, c in saved["commits"].items()},
+                       {int(s): bytes.fromhex(c) for s, c in saved["nonces"].items()},
+                       saved["reveal_open"], saved["canonical"], None, saved["owners"],
+                       set(saved["opened"]))
+            if saved["dealt"]:
+                nonces = [ep.nonces[s] for s in sorted(ep.nonces)]
+                ep.deck = DeckCommitment.build(self.table, self.round_number, len(self.epochs),
+                                               ep.seed, nonces, ep.canonical or [])
+            self.epochs.append(ep)
+
+    @classmethod
+    def resume(cls, config: HostConfig, path: Path) -> tuple[Host, str | None, bytes | None]:
+        """The host saved at `path`, with its room code and host secret."""
+        data = json.loads(path.read_text())
+        if "fair" not in data:
+            raise ValueError(f"{path} was saved by an older cardtui without verifiable dealing;"
+                             " start a new game")
+        saved = data["config"]
+        config.game, config.players, config.bots = saved["game"], saved["players"], saved["bots"]
+        config.seed, config.owner_secret = saved["seed"], saved.get("owner_secret")
+        config.save_path = path
+        host = cls(config, seats=[Seat(**s) for s in data["seats"]])
+        host.started, host.moves_made = data["started"], data["moves_made"]
+        for seat in host.seats:
+            if seat.bot is None and seat.token is not None:
+                seat.away_since = time.monotonic()
+        if data["match"] is not None:
+            signs = tuple(s.sign or "aries" for s in host.seats) if config.game == "zodiak" else ()
+            host.match = Match(config.game, config.players, signs, **data["match"])
+        if data["record"] is not None:
+            host.record = Record.from_json(data["record"])
+            host.state = host.record.replay().state
+        host._restore_fair(data["fair"])
+        secret = bytes.fromhex(data["host_secret"]) if data.get("host_secret") else None
+        return host, data.get("room"), secret
