@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import nacl
 
-import netplay.client as client_module
+import netplay.client_checks as client_module  # where the fairness checks are called from
 from netplay.client import RemoteSession, play_as_bot
 from netplay.fairness import RoundAudit, TranscriptChain
 from netplay.host import Host, HostConfig
