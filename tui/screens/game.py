@@ -292,6 +292,19 @@ class GameScreen(Screen[None]):
             return not self.has_class("-building")
         return True
 
+    # The hand is the CardRow #hand in both games; each screen keeps `hand` and `cursor`.
+    def action_cursor(self, step: int) -> None:
+        if self.hand:  # type: ignore[attr-defined]
+            self.cursor = (self.cursor + step) % len(self.hand)  # type: ignore[attr-defined]
+            self.query_one("#hand", CardRow).cursor = self.cursor
+
+    def action_cursor_line(self, direction: int) -> None:
+        row = self.query_one("#hand", CardRow)
+        target = self.cursor + direction * row.per_line()  # type: ignore[attr-defined]
+        if self.hand and 0 <= target < len(self.hand):  # type: ignore[attr-defined]
+            self.cursor = target
+            row.cursor = target
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
 

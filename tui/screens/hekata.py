@@ -122,18 +122,6 @@ class HekataScreen(GameScreen):
             return self.builder is None
         return super().check_action(action, parameters)
 
-    def action_cursor(self, step: int) -> None:
-        if self.hand:
-            self.cursor = (self.cursor + step) % len(self.hand)
-            self.query_one("#hand", CardRow).cursor = self.cursor
-
-    def action_cursor_line(self, direction: int) -> None:
-        row = self.query_one("#hand", CardRow)
-        target = self.cursor + direction * row.per_line()
-        if self.hand and 0 <= target < len(self.hand):
-            self.cursor = target
-            row.cursor = target
-
     async def action_choose(self) -> None:
         view = self.deal_view
         if view is None or not self.my_turn or not self.hand:

@@ -177,18 +177,6 @@ class ZodiakScreen(GameScreen):
             return True if self.my_turn else None
         return super().check_action(action, parameters)
 
-    def action_cursor(self, step: int) -> None:
-        if self.hand:
-            self.cursor = (self.cursor + step) % len(self.hand)
-            self.query_one("#hand", CardRow).cursor = self.cursor
-
-    def action_cursor_line(self, direction: int) -> None:
-        row = self.query_one("#hand", CardRow)
-        target = self.cursor + direction * row.per_line()
-        if self.hand and 0 <= target < len(self.hand):
-            self.cursor = target
-            row.cursor = target
-
     def action_select(self) -> None:
         if not self.hand or not self.my_turn:
             return
