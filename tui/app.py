@@ -33,7 +33,10 @@ class CardApp(App[str | None]):
     CSS_PATH = "cardtui.tcss"
     TITLE = "cardtui"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
+        Binding("f9", "toggle_dark", "Light/dark", show=False),
+    ]
 
     def __init__(self, session: GameSession | None = None, *, ascii_only: bool = False,
                  pace: float = 0.0, defaults: MatchOptions | None = None) -> None:

@@ -166,6 +166,8 @@ class GameScreen(Screen[None]):
             self.view, self.scores = event.view, event.scores
             self.write_log(event.summary, note=True)
             self.show_view()
+            if self.my_seat is None:
+                return  # a watcher is not asked to click through every round
             await self.app.push_screen_wait(
                 Summary(event.summary, self.score_lines(event.scores), "Next round"))
             return

@@ -27,7 +27,7 @@ class HekataScreen(GameScreen):
         Binding("down", "cursor_line(1)", "Down", show=False),
         Binding("enter,space", "choose", "Lay card", key_display="⏎"),
         Binding("h", "hint", "Hint"),
-        Binding("b", "back", "Back to hand"),
+        Binding("b", "back", "Hand"),
         *COMMON_BINDINGS,
     ]
 

@@ -37,7 +37,7 @@ A lone eight asks for the suit it declares.
 | arrows | move the cursor in your hand |
 | enter or space | lay the card under the cursor; a card marked `•` opens the trick builder |
 | h | choose the best card and fill in its best trick |
-| in the builder | space adds a card to the row, n starts a row, s shifts a lone card left, t takes the trick, escape lays the card without a trick, b goes back to your hand |
+| in the builder | space adds a card to the row, n starts a row, s shifts a lone card left, backspace undoes, c clears, t takes the trick, escape lays the card without a trick, b goes back to your hand |
 
 ## Everywhere
 
@@ -45,7 +45,8 @@ A lone eight asks for the suit it declares.
 |---|---|
 | PgUp PgDn | scroll the log |
 | ? | this help (escape closes it) |
-| q | quit; the match is saved and `cardtui play --resume` continues it |
+| F9 | switch between the dark and the light theme |
+| q | quit; a match against bots is saved and `cardtui play --resume` continues it |
 """
 
 

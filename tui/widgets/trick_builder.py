@@ -244,8 +244,8 @@ class TrickBuilder(Widget, can_focus=True):
         Binding("plus", "new_row", "New row", show=False),
         Binding("s", "shift", "Shift"),
         Binding("underscore", "shift", "Shift", show=False),
-        Binding("backspace", "undo", "Undo"),
-        Binding("c", "clear", "Clear"),
+        Binding("backspace", "undo", "Undo", show=False),  # named in the builder's help line
+        Binding("c", "clear", "Clear", show=False),  # the builder's own help line names it
         Binding("h", "hint", "Hint"),
         Binding("t", "take", "Take"),
         Binding("escape", "cancel", "Cancel"),
