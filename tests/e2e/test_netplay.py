@@ -33,9 +33,9 @@ class Procs:
         self.env = {**os.environ, "XDG_DATA_HOME": str(tmp / "data"), "PYTHONUNBUFFERED": "1"}
 
     def start(self, name: str, *args: str) -> subprocess.Popen:
-        log = open(self.tmp / f"{name}.log", "w")
-        proc = subprocess.Popen([*CLI, *args], stdout=log, stderr=subprocess.STDOUT,
-                                env=self.env, cwd=self.tmp, start_new_session=True)
+        with open(self.tmp / f"{name}.log", "w") as log:  # the child keeps its own copy
+            proc = subprocess.Popen([*CLI, *args], stdout=log, stderr=subprocess.STDOUT,
+                                    env=self.env, cwd=self.tmp, start_new_session=True)
         self.procs.append(proc)
         return proc
 
