@@ -10,7 +10,8 @@ commitment proofs, computing and signing its own nonces and moves, and replaying
 the revealed decks. Nested calls are counted once. For context it also measures all the
 client's message handling (the engine's checks included). On the host it counts, per shuffle,
 the round trips it waited for (1: reveal only; 2: commit, then reveal) and the wall time from
-announcing the shuffle to publishing the deck.
+announcing the shuffle to publishing the deck; and, before a match's first deal, how long it
+waited for the seats' lobby commitments (the last seat to join sends its one after `welcome`).
 """
 
 from __future__ import annotations
@@ -104,8 +105,14 @@ def instrument() -> None:
 class MeasuredHost(Host):
     """An honest host that notes each shuffle's round trips and how long it took."""
 
-    shuffles: ClassVar[list[tuple[int, float]]] = []  # (round trips, seconds), every match
+    shuffles: ClassVar[list[tuple[int, float, bool]]] = []  # (round trips, seconds, first deal)
+    lobby_waits: ClassVar[list[float]] = []  # seconds waited for lobby commitments, per match
     _had_missing: bool = False
+
+    async def _await_first_commits(self) -> None:
+        start = time.perf_counter()
+        await super()._await_first_commits()
+        self.lobby_waits.append(time.perf_counter() - start)
 
     async def _shuffle(self, epoch: int, canonical: list[str]) -> Any:
         fresh = epoch == len(self.epochs)
@@ -113,7 +120,8 @@ class MeasuredHost(Host):
         deck = await super()._shuffle(epoch, canonical)
         if fresh:
             trips = 2 if self._had_missing else 1
-            self.shuffles.append((trips, time.perf_counter() - start))
+            first = (self.round_number, epoch) == (1, 0)
+            self.shuffles.append((trips, time.perf_counter() - start, first))
         return deck
 
     async def _broadcast_locked(self, t: str, **fields: Any) -> None:
@@ -169,9 +177,9 @@ async def main() -> None:
         rounds_total += rounds
         fair_per_round += [fair_cpu[i] / rounds * 1000 for i in ids]
         all_per_round += [all_cpu[i] / rounds * 1000 for i in ids]
-    trips = [t for t, _ in MeasuredHost.shuffles]
+    trips = [t for t, _, _ in MeasuredHost.shuffles]
     counts = ", ".join(f"{trips.count(k)} shuffles took {k}" for k in sorted(set(trips)))
-    later = [seconds * 1000 for t, seconds in MeasuredHost.shuffles if t == 1]
+    later = [seconds * 1000 for t, seconds, _ in MeasuredHost.shuffles if t == 1]
     print(f"machine: {machine()}")
     print(f"played: {matches} matches of 4-seat Zodiak, {rounds_total} rounds,"
           f" {len(trips)} shuffles ({len(trips) - rounds_total} of them reshuffles)")
@@ -180,8 +188,11 @@ async def main() -> None:
           f" (target < {TARGET_MS:.0f} ms)")
     print(f"all game-message handling per round, per client, engine included:"
           f" median {statistics.median(all_per_round):.2f} ms")
-    print(f"extra round trips per shuffle: {counts} (2 only for a match's first deal:"
-          " commit, then reveal)")
+    first = sorted({t for t, _, at_start in MeasuredHost.shuffles if at_start})
+    print(f"extra round trips per shuffle: {counts} (2 only when a seat has no commitment"
+          f" waiting: commit, then reveal); a match's first deal took {first}")
+    print(f"before a match's first deal, waiting for lobby commitments: median"
+          f" {statistics.median(MeasuredHost.lobby_waits) * 1000:.1f} ms")
     print(f"a one-round-trip shuffle on loopback, announce to deck: median"
           f" {statistics.median(later):.1f} ms")
 

@@ -242,8 +242,15 @@ class ClientChecks:
                                 " revealed (or it came after the host's timeout)")
 
     def _duties(self) -> None:
-        """Commit to or reveal this seat's nonce when a shuffle waits for it."""
+        """Commit to or reveal its nonce when a shuffle needs it, and in the lobby for the first."""
         ledger, me = self.ledger, self.my_seat
+        if (me is not None and self.chain_no == 0 and "nonce" in self._heads
+                and ("lobby", 1, 0) not in self._sent):
+            # Committed in the lobby, before any seed commitment is opened, so the match's
+            # first deal asks only for reveals. Its own key: a commitment refused here (the
+            # match began meanwhile) is sent again when the first shuffle lists it missing.
+            self._sent.add(("lobby", 1, 0))
+            self._sign("nonce", "nonce_commit", round=1, epoch=0, commit=self._commitment(1, 0))
         if me is None or ledger is None or ledger.open is None or me not in ledger.open.seats:
             return
         number, epoch = ledger.number, ledger.open.epoch

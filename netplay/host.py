@@ -219,6 +219,8 @@ class Host(HostLobby, HostDealing, HostStore):
         assert match is not None
         number = match.rounds_played + 1
         if number != self.round_number:
+            if number == 1:
+                await self._await_first_commits()  # still in chain 0, where they are signed
             self._new_chain(number)
         deck = await self._shuffle(0, canonical_deck(self.config.game))
         if self.finished:

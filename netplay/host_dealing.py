@@ -122,6 +122,8 @@ class HostDealing:
             raise ProtocolError("stale", "that message does not follow your last accepted one")
         if kind == "move":
             await self._on_seat_move(index, message, body)
+        elif body["t"] == "nonce_commit" and self.round_number == 0:
+            self._on_first_commit(index, message, body)
         elif body["t"] in ("nonce_commit", "nonce"):
             await self._on_nonce(index, message, body)
         else:
@@ -192,17 +194,51 @@ class HostDealing:
 
     async def _wait_for(self, ready: Callable[[], bool]) -> None:
         """Wait until `ready()` or the reveal timeout; a seat that is late forfeits."""
+        if not await self._until(ready):
+            self.on_event("a seat did not commit or reveal its nonce in time: it forfeits")
+
+    async def _until(self, ready: Callable[[], bool]) -> bool:
+        """Whether `ready()` holds (or the match ended) before the reveal timeout runs out."""
         deadline = time.monotonic() + self.config.reveal_timeout
         while not ready() and not self.finished:
             left = deadline - time.monotonic()
             if left <= 0:
-                self.on_event("a seat did not commit or reveal its nonce in time: it forfeits")
-                return
+                return False
             self._nonce_wake.clear()
             try:
                 await asyncio.wait_for(self._nonce_wake.wait(), left)
             except TimeoutError:
                 pass
+        return True
+
+    async def _await_first_commits(self) -> None:
+        """Wait (at most the reveal timeout) for every seated person's lobby commitment."""
+        # The match's first deal then asks only for reveals; a seat that is late is listed in
+        # `missing` and commits in that shuffle instead, as a seat that came back does.
+        if not await self._until(lambda: all(f"1/0/{s}" in self.precommits
+                                             for s in self._nonce_seats())):
+            self.on_event("a seat did not commit to its first nonce in the lobby: the first"
+                          " deal asks it to commit")
+
+    def _on_first_commit(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
+        """Keep a seat's lobby commitment to its nonce for round 1, epoch 0, with it as proof."""
+        commit = get_field(body, "commit", bytes)
+        if (get_field(body, "round", int), get_field(body, "epoch", int)) != (1, 0) or len(
+                commit) != 32:
+            raise ProtocolError("stale", "in the lobby a seat commits only to its nonce for"
+                                " round 1, epoch 0")
+        # Not forwarded: chain 0 verifies only the keys known when a seat began following it,
+        # while the first `shuffle` carries this proof when every seat's key is known.
+        self.precommits.setdefault(f"1/0/{index}", [message.to_wire(), commit])
+        self._seat_head(index, "nonce").advance(message)
+        self._save()
+        self._nonce_wake.set()
+
+    def _forget_commits(self, index: int) -> None:
+        """Drop a lobby seat's commitment and nonce chain: its next occupant or key starts anew."""
+        self.heads.pop(f"{index}/nonce", None)
+        self.precommits = {k: v for k, v in self.precommits.items()
+                           if not k.endswith(f"/{index}")}
 
     async def _on_nonce(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
         number, epoch = get_field(body, "round", int), get_field(body, "epoch", int)

@@ -118,6 +118,7 @@ class HostLobby:
                     raise ProtocolError("not_allowed", "this seat signs with another key: join"
                                         " with the seat file it was taken with")
                 seat.ident = ident
+                self._forget_commits(index)
             return index
         if msg.get("watch") or self.started:
             return None
@@ -155,8 +156,10 @@ class HostLobby:
         self.on_event(f"seat {index} ({seat.name}) lost its connection")
         if not self.started:
             self.seats[index] = Seat()
+            self._forget_commits(index)
         self._spawn(self._send_lobby())
         self._wake.set()
+        self._nonce_wake.set()  # the first deal need not wait for its commitment any more
 
     async def _send_lobby(self) -> None:
         seats = [{**asdict(s.info()), "seat": i, "id": bytes.fromhex(s.ident) if s.ident else None}

@@ -22,7 +22,7 @@ from aiohttp import web
 from netplay.client import RemoteSession, play_as_bot
 from netplay.fairness import CardOpening, DeckCommitment, Identity, new_secret
 from netplay.host import Host, HostConfig
-from netplay.protocol import ChainHead, envelope, pack, unpack
+from netplay.protocol import ChainHead, envelope, inner, pack, unpack
 from netplay.relay import start_relay
 from netplay.relay_client import RelayConnection
 from netplay.session import Notice
@@ -110,9 +110,11 @@ def fixed(label: str) -> bytes:
 
 
 class RepeatableHost(Host):
-    """An honest host whose seeds are fixed, noting each shuffle (round, epoch, seats to commit)."""
+    """An honest host whose seeds are fixed, noting each shuffle (round, epoch, seats to commit)
+    and each round trip it waited for (`shuffle` asks for reveals; `reveal` follows commits)."""
 
     shuffles: list[tuple[int, int, int]]
+    trips: list[tuple[str, int, int]]
 
     def _new_seed(self, epoch: int) -> bytes:
         return fixed(f"seed {self.round_number} {epoch}")
@@ -121,6 +123,8 @@ class RepeatableHost(Host):
         if t == "shuffle":
             self.__dict__.setdefault("shuffles", []).append(
                 (fields["round"], fields["epoch"], len(fields["missing"])))
+        if t in ("shuffle", "reveal") and (t == "reveal" or not fields["missing"]):
+            self.__dict__.setdefault("trips", []).append((t, fields["round"], fields["epoch"]))
         await super()._broadcast_locked(t, **fields)
 
 
@@ -139,8 +143,9 @@ async def test_an_honest_zodiak_match_verifies_every_round_and_its_reshuffles() 
         rounds = t.host.match.rounds_played
         shuffles = t.host.shuffles
     assert [epoch for _, epoch, _ in shuffles].count(1) >= 1, "the match must reshuffle"
-    assert shuffles[0][2] == 4  # the first deal waits for every seat's commitment...
-    assert [missing for _, _, missing in shuffles[1:]] == [0] * (len(shuffles) - 1)  # no more
+    # Every shuffle, the match's first deal included, waits for one round trip: its reveals.
+    assert [missing for _, _, missing in shuffles] == [0] * len(shuffles)
+    assert t.host.trips == [("shuffle", r, e) for r, e, _ in shuffles]
     for result, seat in zip(results, t.seats, strict=True):
         assert result["verified"] is True, result["failures"]
         assert result["audit"] == [f"round {r} verified" for r in range(1, rounds + 1)]
@@ -162,6 +167,60 @@ async def test_host_side_bots_and_a_watcher_take_part_and_every_round_verifies()
     for result in results:
         assert result["verified"], result["failures"]
         assert result["audit"] == [f"round {r} verified" for r in range(1, rounds + 1)]
+
+
+class LobbyShySeat(Seat):
+    """An honest seat that does not commit in the lobby, as if its commitment came too late."""
+
+    def _duties(self) -> None:
+        self._sent.add(("lobby", 1, 0))
+        super()._duties()
+
+
+async def test_a_seat_without_a_lobby_commitment_commits_in_the_first_shuffle() -> None:
+    async with table(RepeatableHost, seat_class=lambda i: LobbyShySeat if i == 2 else Seat,
+                     reveal_timeout=0.5) as t:
+        results = await t.results()
+    assert t.host.shuffles[0] == (1, 0, 1)  # only seat 2 is asked to commit: two round trips
+    assert t.host.trips[0] == ("reveal", 1, 0)
+    assert [kind for kind, _, _ in t.host.trips[1:]] == ["shuffle"] * (len(t.host.trips) - 1)
+    assert all(r["verified"] for r in results), [r["failures"] for r in results]
+
+
+async def test_a_lobby_seat_taken_by_another_player_uses_the_newcomers_commitment() -> None:
+    relay = await start_relay("127.0.0.1", 0)
+    url = f"ws://127.0.0.1:{relay.port}/ws"
+    conn = await RelayConnection.open_room(url)
+    host = RepeatableHost(HostConfig(game="hekata", players=2, seed=3, reveal_timeout=5.0),
+                          on_event=lambda line: None)
+    serving = asyncio.create_task(host.serve(conn))
+    leaver = Seat(game="", url=url, room=conn.room, name="leaver")
+    await leaver.start()
+    await leaver.wait_seated()
+    async with asyncio.timeout(WAIT):
+        while "1/0/0" not in host.precommits:  # it committed in the lobby...
+            await asyncio.sleep(0.01)
+    await leaver.close()  # ...then left before the start: seat 0 is free again
+    async with asyncio.timeout(WAIT):
+        while host.seats[0].taken:
+            await asyncio.sleep(0.01)
+    seats = [Seat(game="", url=url, room=conn.room, name=f"p{i}") for i in range(2)]
+    for seat in seats:
+        await seat.start()
+        await seat.wait_seated()
+    games = [asyncio.create_task(play_as_bot(s, "greedy", i)) for i, s in enumerate(seats)]
+    try:
+        results = await asyncio.wait_for(asyncio.gather(*games), WAIT)
+    finally:
+        for task in games:
+            task.cancel()
+        for seat in seats:
+            await seat.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+    assert seats[0].my_seat == 0 and host.shuffles[0] == (1, 0, 0)
+    assert all(r["verified"] for r in results), [r["failures"] for r in results]
 
 
 # -- a dishonest dealer is caught by every honest client -------------------------------------
@@ -418,7 +477,11 @@ async def test_a_seat_that_does_not_reveal_forfeits_and_every_client_says_so() -
 
 
 class HostileProxy:
-    """Forwards one seat's WebSocket to the relay, tampering with the nth signed host message."""
+    """Forwards one seat's WebSocket to the relay, tampering with the nth signed host message.
+
+    A drop is noticed only when a later message arrives, so it waits from the nth on for a
+    `deck`, which the host always follows at once (with the deal, or the move that drew).
+    """
 
     def __init__(self, target: str, action: str, nth: int) -> None:
         self.target, self.action, self.nth = target, action, nth
@@ -464,14 +527,15 @@ class HostileProxy:
         if msg.get("t") != "frame" or unpack(msg["body"])["t"] != "s" or self.done:
             return [data]
         self.seen += 1
-        if self.seen < self.nth:
+        body = unpack(msg["body"])
+        if self.seen < self.nth or (self.action == "drop"
+                                    and inner(body["m"][2]).get("t") != "deck"):
             return [data]
         self.done = True
         if self.action == "drop":
             return []
         if self.action == "replay":
             return [data, data]
-        body = unpack(msg["body"])
         seq, prev, payload, signature = body["m"]
         altered = payload.replace(b"\x00", b"\x01", 1) if b"\x00" in payload else payload + b" "
         msg["body"] = pack("s", c=body["c"], m=[seq, prev, altered, signature])
