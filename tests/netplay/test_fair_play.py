@@ -66,6 +66,18 @@ class Table:
                 await asyncio.sleep(0.01)
 
 
+async def tear_down(games: list[asyncio.Task], seats: list, serving: asyncio.Task,
+                    conn: RelayConnection, relay: Any) -> None:
+    """Stop the bots, the seats, the host and the relay of one test table."""
+    for task in games:
+        task.cancel()
+    for seat in seats:
+        await seat.close()
+    serving.cancel()
+    await conn.close()
+    await relay.close()
+
+
 @asynccontextmanager
 async def table(host_class: type[Host] = Host, game: str = "zodiak", players: int = 4,
                 seat_class: Callable[[int], type[Seat]] = lambda i: Seat,
@@ -92,13 +104,7 @@ async def table(host_class: type[Host] = Host, game: str = "zodiak", players: in
     try:
         yield Table(host, seats, games)
     finally:
-        for task in games:
-            task.cancel()
-        for seat in seats:
-            await seat.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+        await tear_down(games, seats, serving, conn, relay)
 
 
 # -- honest play ---------------------------------------------------------------------------
@@ -212,13 +218,7 @@ async def test_a_lobby_seat_taken_by_another_player_uses_the_newcomers_commitmen
     try:
         results = await asyncio.wait_for(asyncio.gather(*games), WAIT)
     finally:
-        for task in games:
-            task.cancel()
-        for seat in seats:
-            await seat.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+        await tear_down(games, seats, serving, conn, relay)
     assert seats[0].my_seat == 0 and host.shuffles[0] == (1, 0, 0)
     assert all(r["verified"] for r in results), [r["failures"] for r in results]
 
@@ -618,13 +618,7 @@ async def test_a_host_stopped_mid_shuffle_resumes_it_and_every_round_verifies(tm
         results = await asyncio.wait_for(asyncio.gather(*games), WAIT)
         rounds = resumed.match.rounds_played
     finally:
-        for task in games:
-            task.cancel()
-        for seat in seats:
-            await seat.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+        await tear_down(games, seats, serving, conn, relay)
     for result in results:
         assert result["verified"], result["failures"]
         assert result["audit"] == [f"round {r} verified" for r in range(1, rounds + 1)]
@@ -661,13 +655,7 @@ async def test_an_absent_seat_is_played_by_the_host_and_back_it_verifies_every_r
         games[0] = asyncio.create_task(play_as_bot(seats[0], "greedy", 0))
         results = await asyncio.wait_for(asyncio.gather(*games), WAIT)
     finally:
-        for task in games:
-            task.cancel()
-        for seat in seats:
-            await seat.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+        await tear_down(games, seats, serving, conn, relay)
     assert seats[0].my_seat == 0
     # If seat 0's program stops after a new round's shuffle already counted it in (the host
     # hears of a closed socket a moment later), seat 0 forfeits that one shuffle, exactly as
