@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_ssh import SSH_OPTIONS, descendants, machine, pss_kib, rss_kib
+from bench_ssh import descendants, machine, one_session, pss_kib, rss_kib
 
 MARKER = "Tables on this server"
 
@@ -67,38 +67,19 @@ async def start_server(scratch: Path, sessions: int,
     return server, ssh_port
 
 
-async def one_session(port: int, user: str) -> tuple[float, asyncio.subprocess.Process]:
-    """Start ssh with a pty and return the seconds until the lobby showed, and the live client."""
-    marker = MARKER.encode()
-    started = time.perf_counter()
-    client = await asyncio.create_subprocess_exec(
-        "/usr/bin/ssh", *SSH_OPTIONS, "-tt", "-p", str(port), f"{user}@127.0.0.1",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    assert client.stdout is not None
-    seen = b""
-    while marker not in seen:
-        chunk = await asyncio.wait_for(client.stdout.read(65536), 120)
-        if not chunk:
-            raise RuntimeError(f"session ended before the lobby; got {seen[-400:]!r}")
-        seen = seen[-len(marker):] + chunk
-    return time.perf_counter() - started, client
-
-
 async def measure(sessions: int, cold: bool) -> None:
     """Start a server, open one session alone, then all sessions at once, and print figures."""
     with tempfile.TemporaryDirectory() as scratch:
         load_before = os.getloadavg()[0]
         server, port = await start_server(Path(scratch), sessions, cold)
         idle_rss = rss_kib(server.pid)
-        alone, client = await one_session(port, "warmup")
+        alone, client = await one_session(port, MARKER.encode(), "warmup")
         client.kill()
         await client.wait()
         await asyncio.sleep(1.0)  # let the warm-up session's process go before counting
         started = time.perf_counter()
-        results = await asyncio.gather(*(one_session(port, f"p{i}") for i in range(sessions)))
+        results = await asyncio.gather(
+            *(one_session(port, MARKER.encode(), f"p{i}") for i in range(sessions)))
         wall = time.perf_counter() - started
         server_rss = rss_kib(server.pid)
         tree = [server.pid, *descendants(server.pid)]

@@ -87,11 +87,12 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-async def one_session(port: int, marker: bytes) -> tuple[float, asyncio.subprocess.Process]:
+async def one_session(port: int, marker: bytes, user: str = "bench",
+                      ) -> tuple[float, asyncio.subprocess.Process]:
     """Start ssh with a pty and return the seconds until marker arrived, and the live client."""
     started = time.perf_counter()
     client = await asyncio.create_subprocess_exec(
-        "/usr/bin/ssh", *SSH_OPTIONS, "-tt", "-p", str(port), "bench@127.0.0.1",
+        "/usr/bin/ssh", *SSH_OPTIONS, "-tt", "-p", str(port), f"{user}@127.0.0.1",
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
@@ -99,9 +100,9 @@ async def one_session(port: int, marker: bytes) -> tuple[float, asyncio.subproce
     assert client.stdout is not None
     seen = b""
     while marker not in seen:
-        chunk = await asyncio.wait_for(client.stdout.read(4096), 60)
+        chunk = await asyncio.wait_for(client.stdout.read(65536), 120)
         if not chunk:
-            raise RuntimeError(f"session ended before the marker; got {seen!r}")
+            raise RuntimeError(f"session ended before the marker; got {seen[-400:]!r}")
         seen = seen[-len(marker):] + chunk
     return time.perf_counter() - started, client
 
