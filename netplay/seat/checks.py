@@ -37,6 +37,8 @@ from netplay.protocol import (
     inner,
     nonce_sender,
     pack,
+    read_number,
+    read_numbers,
 )
 from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
@@ -312,7 +314,7 @@ class ClientChecks:
         if players != len(self.ids):
             raise FairnessError(DEALER, f"dealt for {players} players at a table of"
                                 f" {len(self.ids)}")
-        scores = get_field(msg, "scores", list)
+        scores = read_numbers(msg.get("scores"), "'scores' of a deal")
         signs = get_field(msg, "signs", list, optional=True) or []
         layout = deal_layout(self.game, players)
         cards = get_field(msg, "cards", list)
@@ -356,7 +358,7 @@ class ClientChecks:
 
     def _on_round_end(self, msg: dict[str, Any]) -> None:
         view, ledger = self.view, self._ledger(get_field(msg, "round", int))
-        scores = get_field(msg, "scores", list)
+        scores = read_numbers(msg.get("scores"), "'scores' of a round's end")
         winner = get_field(msg, "winner", int, optional=True)
         if view is not None and self.trusted and (not view.round_over
                                                   or list(view.scores) != scores):
@@ -375,5 +377,5 @@ class ClientChecks:
         self.verdicts.append(verdict)
         self.emit(Notice(verdict, "error" if failures else "info"))
         self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
-                             get_field(msg, "points", int), tuple(scores),
+                             read_number(msg.get("points"), "'points'"), tuple(scores),
                              str(msg.get("summary", ""))[:200]))

@@ -38,16 +38,19 @@ from netplay.fair import (
     TranscriptChain,
 )
 from netplay.protocol import (
+    MAX_TABLE_ID,
     ChainHead,
     RoundLedger,
     card_of,
     clean_name,
     draw_positions,
     inner,
+    join_proof_digest,
     pack,
     parse_move,
     played_cards,
     public_identity,
+    read_numbers,
     unpack,
 )
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
@@ -133,6 +136,10 @@ class RemoteSession(ClientChecks, GameSession):
         await self._send_join()
 
     async def _send_join(self) -> None:
+        await self._send(self._join_body(None))
+
+    def _join_body(self, proof: bytes | None) -> bytes:
+        """A `join`; `proof` signs the host's challenge (docs/PROTOCOL.md G3)."""
         join: dict[str, Any] = {"name": self.name, "id": self.identity.key.public.to_bytes(),
                                 "watch": self.watch, "c": self.chain_no,
                                 "n": self._have()}
@@ -142,8 +149,10 @@ class RemoteSession(ClientChecks, GameSession):
             join["token"] = self.identity.token
         if self.owner:
             join["owner"] = self.owner
+        if proof is not None:
+            join["proof"] = proof
         self.phase, self._sent = "marker", set()
-        await self._send(pack("join", **join))
+        return pack("join", **join)
 
     async def _run(self) -> None:
         delay = BACKOFF_START
@@ -199,11 +208,19 @@ class RemoteSession(ClientChecks, GameSession):
 
     def _on_game_message(self, msg: dict[str, Any]) -> None:
         handler = {"welcome": self._on_welcome, "resync": self._on_resync,
+                   "challenge": self._on_challenge,
                    "synced": self._on_synced, "s": self._on_signed,
                    "error": self._on_error}.get(msg["t"])
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
         handler(msg)
+
+    def _on_challenge(self, msg: dict[str, Any]) -> None:
+        nonce, table = get_field(msg, "nonce", bytes), get_field(msg, "table", str)
+        if len(nonce) != 32 or len(table) > MAX_TABLE_ID:
+            raise ProtocolError("bad_frame", "a challenge is 32 bytes and a table id")
+        proof = self.identity.key.sign(join_proof_digest(table, nonce))
+        self._out.append(self._join_body(proof))
 
     def _on_welcome(self, msg: dict[str, Any]) -> None:
         self.my_seat = get_field(msg, "seat", int, optional=True)
@@ -329,7 +346,8 @@ class RemoteSession(ClientChecks, GameSession):
         self.emit(MoveMade(seat, move, description, view.copy()))
 
     def _on_match_end(self, msg: dict[str, Any]) -> None:
-        self.result = {"game": self.game, "scores": get_field(msg, "scores", list),
+        self.result = {"game": self.game, "scores": read_numbers(msg.get("scores"),
+                                                                   "'scores' of a match's end"),
                        "winner": get_field(msg, "winner", int, optional=True),
                        "moves": get_field(msg, "moves", int),
                        "verified": self.trusted and not self.failures,

@@ -50,6 +50,8 @@ from netplay.protocol import (
     pack,
     parse_move,
     unpack,
+    wire_number,
+    wire_numbers,
 )
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.wire import ProtocolError
@@ -92,6 +94,7 @@ class Host(HostLobby, HostDealing, HostStore):
     on_event: Callable[[str], None] = print
     strikes: dict[int, int] = field(default_factory=dict)
     spectators: set[int] = field(default_factory=set)
+    challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     done: asyncio.Event = field(default_factory=asyncio.Event)
     _after: int = 0
     _prev_log: list[bytes] = field(default_factory=list)
@@ -241,7 +244,7 @@ class Host(HostLobby, HostDealing, HostStore):
         state = self.state
         await self._broadcast(
             "deal", round=number, game=self.config.game, dealer=state.dealer,
-            scores=list(state.scores), players=self.config.players, cards=cards,
+            scores=wire_numbers(state.scores), players=self.config.players, cards=cards,
             signs=list(state.signs) if isinstance(state, zodiak.ZodiakRound) else None)
         self.on_event(f"round {self.round_number} dealt")
         self._wake.set()
@@ -324,7 +327,8 @@ class Host(HostLobby, HostDealing, HostStore):
         infos = tuple(s.info() for s in self.seats)
         summary = round_summary(self.config.game, infos, state, winner, points)
         await self._broadcast("round_end", round=self.round_number, winner=winner,
-                              points=points, scores=list(match.scores), summary=summary,
+                              points=wire_number(points), scores=wire_numbers(match.scores),
+                              summary=summary,
                               seeds=[self._revealed_seed(e) for e in range(len(self.epochs))])
         self.on_event(f"round {self.round_number} over: {summary}")
         if match.over:
@@ -334,7 +338,7 @@ class Host(HostLobby, HostDealing, HostStore):
 
     async def _finish(self) -> None:
         result = self.result()
-        await self._broadcast("match_end", **result)
+        await self._broadcast("match_end", **{**result, "scores": wire_numbers(result["scores"])})
         self.on_event(f"match over: {json.dumps(result)}")
         if self.config.result_path is not None:
             self.config.result_path.write_text(json.dumps(result) + "\n")

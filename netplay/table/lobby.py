@@ -12,8 +12,8 @@ from typing import Any
 from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.match import Match
-from netplay.fair import PublicIdentity
-from netplay.protocol import MAX_CHAT, clean_name, pack, public_identity
+from netplay.fair import PublicIdentity, new_secret
+from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
 from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
 from netplay.session.events import SeatInfo
@@ -77,8 +77,13 @@ class HostLobby:
         return None
 
     async def _on_join(self, conn: int, msg: dict[str, Any]) -> None:
-        ident = public_identity(msg.get("id")).to_bytes().hex()
+        public = public_identity(msg.get("id"))
+        ident = public.to_bytes().hex()
         index = self.seat_of(conn)
+        proven = index is not None and self.seats[index].ident == ident
+        wants_seat = msg.get("watch") is not True or msg.get("token") is not None
+        if wants_seat and not proven and not await self._proves_key(conn, public, msg):
+            return  # challenged: the join comes again, signed
         if index is None:
             index = await self._take_seat(conn, msg, ident)
         if index is None:
@@ -100,6 +105,18 @@ class HostLobby:
         self._nonce_wake.set()
         await self._start_if_everyone_is_in()
         self._save()
+
+    async def _proves_key(self, conn: int, public: PublicIdentity, msg: dict[str, Any]) -> bool:
+        """Whether the join signs this conn's challenge; if not, send it a fresh one."""
+        proof = get_field(msg, "proof", bytes, optional=True)
+        challenge = self.challenges.pop(conn, None)
+        if (proof is not None and challenge is not None
+                and public.verify(join_proof_digest(self.table, challenge), proof)):
+            return True
+        # A token alone is never enough: whoever sniffed it lacks the seat's key.
+        self.challenges[conn] = new_secret()
+        await self._send(conn, pack("challenge", nonce=self.challenges[conn], table=self.table))
+        return False
 
     async def _start_if_everyone_is_in(self) -> None:
         if self.started or not all(s.taken for s in self.seats):
@@ -148,6 +165,7 @@ class HostLobby:
 
     def _departed(self, conn: Any) -> None:
         self.spectators.discard(conn)
+        self.challenges.pop(conn, None)
         index = self.seat_of(conn) if type(conn) is int else None
         if index is None:
             return
