@@ -73,6 +73,7 @@ __all__ = ["RemoteSession", "SeatIdentity", "play_as_bot"]
 log = logging.getLogger("cardtui.client")
 BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
+RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 
 
 @dataclass
@@ -115,6 +116,7 @@ class RemoteSession(ClientChecks, GameSession):
     is_owner: bool = False
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
+    _retry: asyncio.Task | None = None
 
     async def start(self) -> None:
         """Connect, take a seat, and keep the connection alive in the background (once)."""
@@ -273,7 +275,21 @@ class RemoteSession(ClientChecks, GameSession):
         self.emit(Notice(f"{name}: {text}", "chat"))
 
     def _on_error(self, msg: dict[str, Any]) -> None:
-        self.emit(Notice(f"the host refused: {msg.get('message')}", "warning"))
+        self.emit(Notice(f"the host refused: {str(msg.get('message'))[:200]}", "warning"))
+        if msg.get("code") == "rate_limited" and self.phase == "marker" and self._retry is None:
+            self._retry = asyncio.create_task(self._ask_again())
+
+    async def _ask_again(self) -> None:
+        """Join or sync again once the host's budget for us has refilled (PROTOCOL.md G3)."""
+        try:
+            await asyncio.sleep(RESYNC_RETRY_SECONDS)
+            if self.phase == "marker" and not self.closed:
+                if self._welcome.is_set():
+                    await self._send(pack("sync", c=self.chain_no, n=self._have()))
+                else:
+                    await self._send_join()
+        finally:
+            self._retry = None
 
     # -- the moves -----------------------------------------------------------------
 
@@ -410,8 +426,9 @@ class RemoteSession(ClientChecks, GameSession):
     async def close(self) -> None:
         """Leave the table."""
         self.closed = True
-        if self._task is not None:
-            self._task.cancel()
+        for task in (self._task, self._retry):
+            if task is not None:
+                task.cancel()
         await self._shutdown_connection()
         await super().close()
 

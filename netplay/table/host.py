@@ -58,6 +58,7 @@ from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
 from netplay.session.local import round_summary
 from netplay.table.dealing import Epoch, HostDealing
+from netplay.table.inbound import FIELDS, Budget, check_fields
 from netplay.table.lobby import HostConfig, HostLobby, Seat
 from netplay.table.store import HostStore
 
@@ -65,6 +66,19 @@ __all__ = ["Host", "HostConfig", "Seat"]
 
 log = logging.getLogger("cardtui.host")
 STRIKES_BEFORE_IGNORING = 20
+# The relay lets a host send 2000 messages a second (burst 4000) by default; stay well under.
+HOST_BURST, HOST_PER_MINUTE = 400.0, 200.0 * 60
+MIN_PACE_PER_MINUTE = 10.0 * 60
+# Resync answers from all conns together, in bodies: the game's own messages keep the rest.
+RESYNC_BURST, RESYNC_PER_MINUTE = 2000.0, 100.0 * 60
+
+
+@dataclass
+class ConnBudget:
+    """What one conn may make the host do: requests, and resyncs of the round's chain."""
+
+    requests: Budget = field(default_factory=lambda: Budget(20, 60))
+    resyncs: Budget = field(default_factory=lambda: Budget(3, 6))
 LINGER_SECONDS = 5.0
 
 
@@ -95,6 +109,9 @@ class Host(HostLobby, HostDealing, HostStore):
     strikes: dict[int, int] = field(default_factory=dict)
     spectators: set[int] = field(default_factory=set)
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
+    budgets: dict[int, ConnBudget] = field(default_factory=dict)
+    pace: Budget = field(default_factory=lambda: Budget(HOST_BURST, HOST_PER_MINUTE))
+    resync_pace: Budget = field(default_factory=lambda: Budget(RESYNC_BURST, RESYNC_PER_MINUTE))
     done: asyncio.Event = field(default_factory=asyncio.Event)
     _after: int = 0
     _prev_log: list[bytes] = field(default_factory=list)
@@ -171,14 +188,17 @@ class Host(HostLobby, HostDealing, HostStore):
             self._departed(msg.get("conn"))
         elif kind == "error":
             self.on_event(f"relay error: {msg.get('code')}: {msg.get('message')}")
+            if msg.get("code") == "rate_limited":  # a relay stricter than we thought: slow down
+                self.pace.per_minute = max(MIN_PACE_PER_MINUTE, self.pace.per_minute / 2)
+                self.pace.burst = max(1.0, self.pace.burst / 2)
 
     async def _on_frame(self, conn: int, body: Any) -> None:
         try:
             msg = unpack(body)
-            handler = self._handlers().get(msg["t"])
-            if handler is None:
-                raise ProtocolError("unknown_type", f"unknown message type {msg['t']!r}")
-            await handler(conn, msg)
+            check_fields(msg, FIELDS)
+            if msg["t"] != "s" and not self._budget(conn).requests.take():
+                raise ProtocolError("rate_limited", "too many requests; slow down")
+            await self._handlers()[msg["t"]](conn, msg)
         except ProtocolError as exc:
             await self._refuse(conn, exc.code, exc.message)
         except IllegalMove as exc:
@@ -191,6 +211,12 @@ class Host(HostLobby, HostDealing, HostStore):
                 "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
                 "seat_bot": self._on_seat_bot}
 
+    def _budget(self, conn: int) -> ConnBudget:
+        budget = self.budgets.get(conn)
+        if budget is None:
+            budget = self.budgets[conn] = ConnBudget()
+        return budget
+
     async def _refuse(self, conn: int, code: str, message: str) -> None:
         self.strikes[conn] = self.strikes.get(conn, 0) + 1
         if self.strikes[conn] <= STRIKES_BEFORE_IGNORING:
@@ -198,6 +224,9 @@ class Host(HostLobby, HostDealing, HostStore):
 
     async def _send(self, conn: int | None, body: bytes) -> None:
         if self.relay is not None and not self.relay.closed:
+            # Paced under the relay's limit for hosts, so no peer can make it strike us off.
+            while not self.pace.take():
+                await asyncio.sleep(self.pace.wait_for())
             try:
                 await self.relay.send(body, to=conn)
             except (ConnectionError, RelayClosed):

@@ -84,6 +84,7 @@ class HostLobby:
         wants_seat = msg.get("watch") is not True or msg.get("token") is not None
         if wants_seat and not proven and not await self._proves_key(conn, public, msg):
             return  # challenged: the join comes again, signed
+        self._afford_resync(conn, msg.get("c"), msg.get("n"))
         if index is None:
             index = await self._take_seat(conn, msg, ident)
         if index is None:
@@ -166,6 +167,7 @@ class HostLobby:
     def _departed(self, conn: Any) -> None:
         self.spectators.discard(conn)
         self.challenges.pop(conn, None)
+        self.budgets.pop(conn, None)
         index = self.seat_of(conn) if type(conn) is int else None
         if index is None:
             return
@@ -237,4 +239,5 @@ class HostLobby:
         await self._start_if_everyone_is_in()
 
     async def _on_sync(self, conn: int, msg: dict[str, Any]) -> None:
+        self._afford_resync(conn, msg.get("c"), msg.get("n"))
         await self._resync(conn, [], msg.get("c"), msg.get("n"))
