@@ -5,6 +5,7 @@ docs/FAIRNESS.md says what each check proves and whom a failure blames.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from engine import hekata, zodiak
@@ -350,6 +351,7 @@ class ClientChecks:
             raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
         ledger.start = (dealer, list(scores), list(signs), players)
         self.view, self.round_number = state, ledger.number
+        self.turn_since = time.monotonic()
         if not self._started_match:
             self._started_match = True
             self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,7 @@ __all__ = ["RemoteSession", "SeatIdentity", "play_as_bot"]
 log = logging.getLogger("cardtui.client")
 BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
+MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 
 
@@ -114,6 +116,8 @@ class RemoteSession(ClientChecks, GameSession):
     _task: asyncio.Task | None = None
     _started_match: bool = False
     is_owner: bool = False
+    turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
+    turn_since: float | None = None  # when this client saw the current turn begin
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
     _retry: asyncio.Task | None = None
@@ -230,6 +234,8 @@ class RemoteSession(ClientChecks, GameSession):
         self.game = get_field(msg, "game", str)
         self.target = get_field(msg, "target", int)
         self.is_owner = msg.get("owner") is True
+        limit = get_field(msg, "turn_seconds", int, optional=True)
+        self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.get("host"))
         if self.host_id is not None and host != self.host_id:
             self._fault(FairnessError(DEALER, "the host now signs with another key"))
@@ -310,7 +316,8 @@ class RemoteSession(ClientChecks, GameSession):
                 self._fault(FairnessError(DEALER, f"signed move {body.get('n')} of seat {seat}"
                                           f" was replayed as move {n}"))
             text, raw = body.get("move"), body.get("open")
-        elif seat == self.my_seat and self.phase == "live":
+        elif seat == self.my_seat and self.phase == "live" and not (
+                msg.get("timeout") is True and self._turn_ran_out()):
             self._fault(FairnessError(DEALER, f"played {text!r:.40} for this seat while it is"
                                       " here"))
         # Fairness faults are named and the move still follows the host's word: only the
@@ -357,6 +364,7 @@ class RemoteSession(ClientChecks, GameSession):
         ledger.mine = [o for o in ledger.mine if (o.epoch, o.position) not in played]
         ledger.moves.append((seat, move))
         self.moves_seen += 1
+        self.turn_since = time.monotonic()
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         description = view.describe(effect).replace(f"seat {seat}", name, 1)
         self.emit(MoveMade(seat, move, description, view.copy()))
@@ -372,6 +380,21 @@ class RemoteSession(ClientChecks, GameSession):
             self.result_path.write_text(json.dumps(self.result) + "\n")
         self.emit(MatchEnded(self.result["winner"], tuple(self.result["scores"]),
                              self.result["moves"]))
+
+    def _turn_ran_out(self) -> bool:
+        """Whether this seat's turn has lasted the table's turn timer, as far as it can tell."""
+        # The host started its clock before this seat heard of the turn: allow for the delay.
+        limit = self.turn_seconds
+        return (limit is not None and self.turn_since is not None
+                and time.monotonic() - self.turn_since >= limit * 0.9 - 1)
+
+    def turn_left(self) -> float | None:
+        """Seconds the player to move has left on the table's turn timer, if it has one."""
+        view = self.view
+        if (self.turn_seconds is None or self.turn_since is None or view is None
+                or view.round_over):
+            return None
+        return max(0.0, self.turn_since + self.turn_seconds - time.monotonic())
 
     # -- the session interface -----------------------------------------------------
 

@@ -34,8 +34,8 @@ from netplay.protocol import (
     played_cards,
 )
 from netplay.relay.wire import ProtocolError
-from netplay.table.inbound import MAX_SIGNED_PAYLOAD, check_signed_payload
 from netplay.relay.wire import field as get_field
+from netplay.table.inbound import MAX_SIGNED_PAYLOAD, check_signed_payload
 
 MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 

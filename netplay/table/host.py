@@ -301,7 +301,7 @@ class Host(HostLobby, HostDealing, HostStore):
         self._spawn(self._locked(lambda: self._apply(index, n, move, message, openings)))
 
     async def _apply(self, seat: int, n: int, move: Any, signed: SignedMessage | None = None,
-                     openings: list[CardOpening] | None = None) -> None:
+                     openings: list[CardOpening] | None = None, timed_out: bool = False) -> None:
         """Apply a move checked earlier, if the position is still the one it was made in."""
         state, record = self.state, self.record
         if (state is None or record is None or state.round_over or state.turn != seat
@@ -317,7 +317,7 @@ class Host(HostLobby, HostDealing, HostStore):
                     return
                 state.reshuffles.append([card_of(self.config.game, c) for c in deck.cards])
         async with self._send_lock:  # nobody is resynced between the check and the news
-            if signed is None and self._present(seat):
+            if signed is None and self._present(seat) and not timed_out:
                 return  # its player is back: the move is theirs to make
             consumed = 1 + state.reshuffles_done if isinstance(state, zodiak.ZodiakRound) else 1
             stock_left = len(state.stock)
@@ -338,6 +338,8 @@ class Host(HostLobby, HostDealing, HostStore):
                 fields: dict[str, Any] = {"by": signed.to_wire()}
             else:
                 fields = {"move": str(move), "open": [o.to_wire() for o in openings]}
+                if timed_out:
+                    fields["timeout"] = True
             await self._broadcast_locked("moved", round=self.round_number, n=n, seat=seat,
                                          drawn=drawn, **fields)
         self.on_event(f"move {self.moves_made}: {state.describe(effect)}")
@@ -387,6 +389,8 @@ class Host(HostLobby, HostDealing, HostStore):
     async def _play_loop(self) -> None:
         """Play for bots, and for people who have been away too long."""
         bots: dict[int, Any] = {}
+        position: tuple[int, int] | None = None
+        turn_began = time.monotonic()
         while not self.finished:
             self._wake.clear()
             state = self.state
@@ -394,11 +398,21 @@ class Host(HostLobby, HostDealing, HostStore):
             if seat is None:
                 await self._wake.wait()
                 continue
+            if position != (id(state), len(state.history)):
+                position, turn_began = (id(state), len(state.history)), time.monotonic()
             occupant = self.seats[seat]
+            timed_out = False
             if occupant.bot is None and occupant.away_since is None:
-                await self._wake.wait()
-                continue
-            if occupant.bot is None:
+                limit = self.config.turn_seconds
+                left = turn_began + limit - time.monotonic() if limit else 0.0
+                if not limit or left > 0:
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), left if limit else None)
+                    except TimeoutError:
+                        pass
+                    continue
+                timed_out = True  # the turn timer ran out: the seat's bot moves this once
+            elif occupant.bot is None:
                 left = occupant.away_since + self.config.away_timeout - time.monotonic()
                 if left > 0:
                     try:
@@ -412,4 +426,5 @@ class Host(HostLobby, HostDealing, HostStore):
             bot = bots.setdefault(seat, make_bot(occupant.bot or "greedy", self.seed + seat))
             move = bot.choose(state.view(seat))
             n = len(state.history)
-            await self._locked(lambda s=seat, n=n, m=move: self._apply(s, n, m))
+            await self._locked(lambda s=seat, n=n, m=move, t=timed_out: self._apply(
+                s, n, m, timed_out=t))

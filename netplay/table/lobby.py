@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import secrets
 import time
@@ -64,6 +65,7 @@ class HostConfig:
     result_path: Path | None = None
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
     require_ready: bool = False  # start only when every person has said they are ready
+    turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
 
 
 class HostLobby:
@@ -162,6 +164,8 @@ class HostLobby:
                 "target": Match(self.config.game, self.config.players,
                                 ("aries",) * self.config.players).target,
                 "table": self.table, "host": self.identity.public.to_bytes(),
+                "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
+                                 else None),
                 "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats]}
 
     def _departed(self, conn: Any) -> None:
