@@ -412,6 +412,7 @@ class Host(HostLobby, HostDealing, HostStore):
                         pass
                     continue
                 timed_out = True  # the turn timer ran out: the seat's bot moves this once
+                self.on_event(f"seat {seat} ({occupant.name}) ran out of time: its bot moves")
             elif occupant.bot is None:
                 left = occupant.away_since + self.config.away_timeout - time.monotonic()
                 if left > 0:
