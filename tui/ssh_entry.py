@@ -20,11 +20,11 @@ import aiohttp
 from textual import events
 from textual.binding import Binding, BindingType
 
-from netplay.client import RemoteSession
 from netplay.protocol import clean_name
-from netplay.relay_client import RelayRefused
-from netplay.tables import TablesClient
-from netplay.wire import ProtocolError, format_room_code
+from netplay.relay.client import RelayRefused
+from netplay.relay.wire import ProtocolError, format_room_code
+from netplay.seat.remote import RemoteSession
+from netplay.table.service import TablesClient
 from tui.app import CardApp
 from tui.screens.game import GameScreen
 from tui.screens.lobby import LobbyScreen

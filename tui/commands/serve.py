@@ -161,9 +161,9 @@ async def serve(args: argparse.Namespace) -> int:
     """Start the relay with its tables, the SSH door and the web front, then wait for a signal."""
     from aiohttp import web
 
-    from netplay.relay import RelayLimits, make_relay_app
-    from netplay.sshdoor import DoorLimits, SessionInfo, SSHDoor
-    from netplay.tables import TableLimits, TablesService, add_table_routes
+    from netplay.relay.server import RelayLimits, make_relay_app
+    from netplay.ssh.door import DoorLimits, SessionInfo, SSHDoor
+    from netplay.table.service import TableLimits, TablesService, add_table_routes
 
     app = make_relay_app(RelayLimits())
     tables = TablesService(TableLimits(max_tables=args.max_tables,

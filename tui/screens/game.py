@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header, Static
 
 from engine.errors import IllegalMove
 from engine.match import Round
-from netplay.session import (
+from netplay.session.events import (
     Event,
     GameSession,
     MatchEnded,

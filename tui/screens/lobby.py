@@ -14,8 +14,8 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
 
-from netplay.tables import PLAYERS, TableInfo, TableRequest, TablesClient
-from netplay.wire import parse_room_code
+from netplay.relay.wire import parse_room_code
+from netplay.table.service import PLAYERS, TableInfo, TableRequest, TablesClient
 
 REFRESH_SECONDS = 2.0
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}

@@ -13,9 +13,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
 from engine.zodiak import SIGN_CARDS
-from netplay.client import RemoteSession
-from netplay.session import SeatInfo
-from netplay.wire import format_room_code
+from netplay.relay.wire import format_room_code
+from netplay.seat.remote import RemoteSession
+from netplay.session.events import SeatInfo
 
 POLL_SECONDS = 0.25
 

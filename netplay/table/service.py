@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
-from netplay.relay_client import RelayConnection
-from netplay.wire import ProtocolError, format_room_code, parse_room_code
+from netplay.relay.client import RelayConnection
+from netplay.relay.wire import ProtocolError, format_room_code, parse_room_code
 
 if TYPE_CHECKING:
-    from netplay.host import Host
+    from netplay.table.host import Host
 
 log = logging.getLogger("cardtui.tables")
 
@@ -161,7 +161,7 @@ class TablesService:
         if self.relay_url is None:
             raise RuntimeError("the tables service has no relay to open rooms on")
         # Imported here: every session's lobby imports this module and never deals.
-        from netplay.host import Host, HostConfig
+        from netplay.table.host import Host, HostConfig
 
         owner = secrets.token_hex(16)
         config = HostConfig(game=request.game, players=request.players, bots=request.bots,

@@ -14,8 +14,8 @@ from typing import Any
 
 import asyncssh
 
-from netplay.sshkeys import fingerprint, load_or_create_host_key
-from netplay.sshsession import DoorSession, SessionInfo
+from netplay.ssh.hostkey import fingerprint, load_or_create_host_key
+from netplay.ssh.visitor import DoorSession, SessionInfo
 
 __all__ = ["CommandFactory", "DoorLimits", "SSHDoor", "SessionInfo"]
 

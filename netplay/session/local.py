@@ -14,7 +14,7 @@ from engine.dealer import DealtRound
 from engine.errors import IllegalMove, RecordError
 from engine.match import Match, Round
 from engine.records import Record
-from netplay.session import (
+from netplay.session.events import (
     GameSession,
     MatchEnded,
     MatchStarted,

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 import asyncssh
 
-from netplay.ptychild import INPUT_HIGH_WATER, PtyChild, TerminalSize
+from netplay.ssh.ptychild import INPUT_HIGH_WATER, PtyChild, TerminalSize
 
 log = logging.getLogger(__name__)
 
