@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from netplay.commit import LOCAL, encode_parts, require_text, require_uint
+from netplay.fair.commit import LOCAL, encode_parts, require_text, require_uint
 from netplay.fair.group import POINT_SIZE, Point, Scalar, hash_to_scalar
 
 MAX_PARTY = 255

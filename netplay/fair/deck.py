@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from netplay.commit import LOCAL, FairnessError
+from netplay.fair.commit import LOCAL, FairnessError
 from netplay.fair.context import ProofContext
 from netplay.fair.elgamal import CardBook, Ciphertext, open_deck
 from netplay.fair.group import Point

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from netplay.commit import Blame, FairnessError, require_bytes
+from netplay.fair.commit import Blame, FairnessError, require_bytes
 from netplay.fair.group import BASE, POINT_SIZE, Point, Scalar, base_times, hash_to_point
 
 CIPHERTEXT_SIZE = 2 * POINT_SIZE

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from nacl import bindings as sodium
 
-from netplay.commit import Blame, FairnessError, require_bytes
+from netplay.fair.commit import Blame, FairnessError, require_bytes
 
 ORDER = 2**252 + 27742317777372353535851937790883648493
 POINT_SIZE = 32

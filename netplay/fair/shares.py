@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from netplay.commit import LOCAL, Blame, FairnessError, require_bytes
+from netplay.fair.commit import LOCAL, Blame, FairnessError, require_bytes
 from netplay.fair.context import ProofContext, challenge
 from netplay.fair.elgamal import CardBook, Ciphertext
 from netplay.fair.group import POINT_SIZE, SCALAR_SIZE, Point, Scalar, base_times, point_sum

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from netplay.commit import Blame, FairnessError, require_bytes
+from netplay.fair.commit import Blame, FairnessError, require_bytes
 from netplay.fair.context import ProofContext, challenge
 from netplay.fair.elgamal import CIPHERTEXT_SIZE, Ciphertext, decode_ciphertexts, encode_ciphertexts
 from netplay.fair.group import (

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from nacl import bindings as sodium
 
 from engine.cards import french_deck, hekata_deck
-from netplay.commit import FairnessError
+from netplay.fair.commit import FairnessError
 from netplay.fair.context import BOT_PARTY, ProofContext
 from netplay.fair.deck import MentalDeck
 from netplay.fair.elgamal import Ciphertext, card_point, open_deck
