@@ -72,9 +72,9 @@ def read_number(value: Any, what: str = "number") -> int:
     """A score or total from the wire (an int, or a str of decimal digits), or ProtocolError."""
     if type(value) is int:
         return value
-    if (isinstance(value, str) and 0 < len(value) <= MAX_NUMBER_DIGITS + 1
-            and value.lstrip("-").isascii() and value.lstrip("-").isdigit()
-            and value.count("-") <= 1 and not value.endswith("-")):
+    digits = value.removeprefix("-") if isinstance(value, str) else ""
+    if (isinstance(value, str) and 0 < len(digits) <= MAX_NUMBER_DIGITS
+            and digits.isascii() and digits.isdigit()):
         number = int(value)
         if str(number) == value and not -WIRE_INT_LIMIT <= number < WIRE_INT_LIMIT:
             return number
