@@ -161,7 +161,10 @@ class Host(HostLobby, HostDealing, HostStore):
     async def _listen(self, relay: RelayConnection) -> None:
         async for msg in relay:
             await self._on_relay(msg)
-            if self.finished:
+            # After the end, seats that rejoin (a challenge, then a resync) still hear it;
+            # the linger in `serve` bounds the wait.
+            if self.finished and msg.get("t") == "departed" and all(
+                    s.conn is None for s in self.seats if s.bot is None):
                 break
 
     def _spawn(self, coro: Any) -> None:
