@@ -58,9 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_host_key() -> Path:
     """Where the SSH host key is kept between runs."""
-    import platformdirs
+    from netplay.machine import data_dir
 
-    return platformdirs.user_data_path("cardtui") / "ssh_host_ed25519_key"
+    return data_dir() / "ssh_host_ed25519_key"
 
 
 def check(args: argparse.Namespace) -> str | None:
@@ -285,26 +285,18 @@ async def until_signalled() -> None:
     await stop.wait()
 
 
-def public_address(bind: str) -> str:
-    """How players on other machines name this one."""
-    if bind not in ("0.0.0.0", "::", ""):
-        return bind
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return socket.gethostname()
-
-
 def announce(args: argparse.Namespace, fingerprint: str, ssh_port: int, port: int,
              web_port: int | None) -> None:
     """Tell the operator what to give players."""
-    address = public_address(args.bind)
+    from netplay.machine import host_and_port, reachable_address
+
+    address = reachable_address(args.bind)
     who = ("holders of a listed key" if args.authorized_keys else "anyone") + (
         " with the password" if args.password else "")
     print(f"cardtui serve: SSH on port {ssh_port}, relay and tables on port {port}", flush=True)
     print(f"host key fingerprint: {fingerprint}")
     print(f"players connect with:  ssh -p {ssh_port} {address}   ({who} may enter)")
-    print(f"hosts with their own dealer:  cardtui host --relay ws://{address}:{port}")
+    print(f"hosts with their own dealer:  cardtui host --relay ws://{host_and_port(address, port)}")
     if web_port is not None:
-        print(f"in a browser:  http://{address}:{web_port}/")
+        print(f"in a browser:  http://{host_and_port(address, web_port)}/")
     print("Stop with Ctrl-C.", flush=True)
