@@ -9,7 +9,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 # Every SSH session's launcher imports this module (see `launch`), so what only the server

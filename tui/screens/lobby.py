@@ -16,6 +16,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Label, Select, St
 
 from netplay.relay.wire import parse_room_code
 from netplay.table.service import PLAYERS, TableInfo, TableRequest, TablesClient
+from tui.literal import literal
 
 REFRESH_SECONDS = 2.0
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
@@ -193,7 +194,7 @@ class LobbyScreen(Screen[None]):
     def set_status(self, text: str, error: bool = False) -> None:
         """Show text under the listing, in the error colour if error."""
         status = self.query_one("#lobby-status", Static)
-        status.update(text)
+        status.update(literal(text))
         status.set_class(error, "-error")
 
     def action_new_table(self) -> None:
