@@ -138,6 +138,7 @@ class LobbyScreen(Screen[None]):
         self.client = client
         self.player_name = name
         self._first_listing = True
+        self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -162,9 +163,14 @@ class LobbyScreen(Screen[None]):
     async def action_refresh_tables(self) -> None:
         """Fetch the listing from the server."""
         try:
-            self.tables = tuple(await self.client.list())
+            listing = tuple(await self.client.list())
         except (OSError, aiohttp.ClientError, ValueError, KeyError) as exc:
+            self._shown = None
             self.set_status(f"Cannot reach the tables: {exc or type(exc).__name__}", error=True)
+            return
+        if listing != self._shown:  # an unchanged listing is not drawn again (idle sessions)
+            self._shown = listing
+            self.tables = listing
 
     def watch_tables(self, tables: tuple[TableInfo, ...]) -> None:
         widget = self.query_one(DataTable)
