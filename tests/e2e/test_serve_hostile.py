@@ -58,15 +58,15 @@ async def test_a_hostile_name_is_shown_literally_and_the_other_player_keeps_play
         await player.see(r"alice .*\n.*" + shown)  # the players list, the name as it is
     # Two moves each way: the status ("... to move"), the log and the last-move line all show
     # mallory's name on alice's screen.
-    for _ in range(2):
-        for mover, other in ((alice, mallory), (mallory, alice)):
-            name = "alice" if mover is alice else HOSTILE_SHOWN
-            await mover.see("Your turn")
-            await other.see(re.escape(name) + " to move")
-            before = (await other.screen()).count(f"{name} draws")
-            await mover.type("d")
-            await eventually(lambda o=other, n=name, b=before: _more(o, f"{n} draws", b),
-                             f"{name}'s draw on the other screen")
+    at_table = {"alice": alice, HOSTILE_SHOWN: mallory}
+    for _ in range(4):
+        name = str(await eventually(lambda: _whose_turn(at_table), "someone's turn"))
+        other = mallory if name == "alice" else alice
+        await other.see(re.escape(name) + " to move")
+        before = (await other.screen()).count(f"{name} draws")
+        await at_table[name].type("d")
+        await eventually(lambda o=other, n=name, b=before: _more(o, f"{n} draws", b),
+                         f"{name}'s draw on the other screen")
     await watcher.start(shlex.join(ssh_argv(server.ssh_port, user=WATCHER_USER))
                         + "; echo EXIT=$?; sleep 60", 100, 30)
     await watcher.see(re.escape(f"{SERVER_LOGIN} {WATCHER_USER[:24]}"))
@@ -85,6 +85,13 @@ async def test_a_hostile_name_is_shown_literally_and_the_other_player_keeps_play
     for player in (alice, mallory, watcher):
         screen = await player.screen()
         assert "Traceback" not in screen and "EXIT=" not in screen, screen
+
+
+async def _whose_turn(at_table: dict[str, Player]) -> str | None:
+    for name, player in at_table.items():
+        if "Your turn" in await player.screen():
+            return name
+    return None
 
 
 async def _more(player: Player, text: str, before: int) -> bool:
