@@ -18,8 +18,9 @@ import aiohttp
 import asyncssh
 import pytest
 
+from tests.e2e import test_serve
 from tests.e2e.conftest import ssh_argv
-from tests.e2e.test_serve import (  # noqa: F401  (players and serve are fixtures)
+from tests.e2e.test_serve import (
     SERVER_LOGIN,
     WAIT_SECONDS,
     Player,
@@ -28,9 +29,11 @@ from tests.e2e.test_serve import (  # noqa: F401  (players and serve are fixture
     descendants,
     eventually,
     free_port,
-    players,
-    serve,
 )
+
+# The fixtures of test_serve, for these tests too.
+serve = test_serve.serve
+players = test_serve.players
 
 pytestmark = pytest.mark.timeout(120)
 
