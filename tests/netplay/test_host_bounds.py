@@ -92,8 +92,8 @@ def test_a_budget_refills_with_time_and_never_overflows() -> None:
 
 def test_a_30_card_trick_is_scored_recorded_and_replayed() -> None:
     """Item 3 through the engine and records: a two-player deal where 28 cards are laid and
-    the 29th takes all 30 as one row (RULES.md 2.3: a single row, a multiple of 100)."""
-    digits = [9, 8, 7, 6, 5, 4, 3, 2, 1] * 5  # with five zeros, the 50 cards of RULES.md 2
+    the 29th takes all 30 as one row (tui/RULES.md 2.3: a single row, a multiple of 100)."""
+    digits = [9, 8, 7, 6, 5, 4, 3, 2, 1] * 5  # with five zeros, the 50 cards of tui/RULES.md 2
     deck = digits[:12] + [0, 0] + digits[12:] + [0, 0, 0]  # two hands, the table, the stock
     deal = hekata.HekataDeal.deal(deck, 2, 0, [9999, 0])
     record = Record.of_round("hekata", ["a", "b"], deal.copy())
