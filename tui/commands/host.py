@@ -91,7 +91,8 @@ async def host_main(args: argparse.Namespace) -> int:
             relay.relay.adopt_room(room, host_secret)
         url = f"ws://127.0.0.1:{relay.port}/ws"
     conn = await RelayConnection.open_room(url, room, host_secret)
-    join_hint = announce(args, conn.room, relay.port if relay else None)
+    join_hint = announce(args, conn.room, relay.port if relay else None,
+                         host.identity.public.fingerprint())
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -115,15 +116,15 @@ async def host_main(args: argparse.Namespace) -> int:
     return 0 if host.finished or not args.headless else 130
 
 
-def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
-    """Print, and return, what others type to join."""
+def announce(args: argparse.Namespace, room: str, port: int | None, fingerprint: str) -> str:
+    """Print, and return, what others type to join (`--expect` names this host's key)."""
     code = format_room_code(room)
     if port is None:
-        hint = f"cardtui join --relay {args.relay} {code}"
+        hint = f"cardtui join --relay {args.relay} {code} --expect {fingerprint}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
     address = args.bind if args.bind not in ("0.0.0.0", "::") else local_address()
-    hint = f"cardtui join {address}:{port}"
+    hint = f"cardtui join {address}:{port} --expect {fingerprint}"
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint
