@@ -18,7 +18,8 @@ class SeatIdentity:
 
     token: bytes | None = None
     key: Identity = field(default_factory=Identity.generate)
-    nonces: dict[str, str] = field(default_factory=dict)  # "round/epoch" -> hex
+    nonces: dict[str, str] = field(default_factory=dict)  # "table round/epoch" -> hex
+    revealed: set[str] = field(default_factory=set)  # keys of nonces already revealed: never reused
 
     @classmethod
     def load(cls, path: Path | None) -> SeatIdentity:
@@ -27,7 +28,8 @@ class SeatIdentity:
             try:
                 data = json.loads(path.read_text())
                 return cls(bytes.fromhex(data["token"]) if data.get("token") else None,
-                           Identity(bytes.fromhex(data["key"])), dict(data.get("nonces", {})))
+                           Identity(bytes.fromhex(data["key"])), dict(data.get("nonces", {})),
+                           {str(key) for key in data.get("revealed", [])})
             except (ValueError, KeyError, TypeError, FairnessError):
                 log.warning("ignoring unreadable seat file %s", path)
         return cls()
@@ -42,5 +44,6 @@ class SeatIdentity:
         tmp.touch(mode=0o600)  # never readable by others, not even before the first write
         tmp.chmod(0o600)
         tmp.write_text(json.dumps({"token": self.token.hex() if self.token else None,
-                                   "key": self.key.seed.hex(), "nonces": self.nonces}))
+                                   "key": self.key.seed.hex(), "nonces": self.nonces,
+                                   "revealed": sorted(self.revealed)}))
         tmp.replace(path)
