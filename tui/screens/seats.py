@@ -116,8 +116,8 @@ class SeatsScreen(Screen[None]):
         fingerprint = session.fingerprint()
         self.query_one("#seats-help", Static).update(
             (f"Others join with:  {hint}\n" if hint else "")
-            + (f"Table fingerprint {fingerprint}: the same on every screen unless someone"
-               " is in the middle; compare it aloud.\n" if fingerprint else "")
+            + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
+               if fingerprint else "")
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
             + owner_keys)
 
