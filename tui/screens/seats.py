@@ -16,6 +16,7 @@ from engine.zodiak import SIGN_CARDS
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import SeatInfo
+from tui.literal import literal
 
 POLL_SECONDS = 0.25
 
@@ -101,7 +102,8 @@ class SeatsScreen(Screen[None]):
         row = table.cursor_row
         table.clear()
         for i, seat in enumerate(seats):
-            table.add_row(*seat_row(i, seat, session.game, len(seats), i == session.my_seat))
+            table.add_row(*map(literal, seat_row(i, seat, session.game, len(seats),
+                                                  i == session.my_seat)))
         if seats:
             table.move_cursor(row=min(row, len(seats) - 1))
         taken = sum(1 for s in seats if s.name)
@@ -114,12 +116,12 @@ class SeatsScreen(Screen[None]):
                       " empty seats." if session.is_owner else "")
         hint = session.extra.get("join_hint", "")
         fingerprint = session.fingerprint()
-        self.query_one("#seats-help", Static).update(
+        self.query_one("#seats-help", Static).update(literal(
             (f"Others join with:  {hint}\n" if hint else "")
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
-            + owner_keys)
+            + owner_keys))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "start"):
