@@ -120,6 +120,7 @@ class SeatsScreen(Screen[None]):
             (f"Others join with:  {hint}\n" if hint else "")
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
+            + "The host's program deals: it can see every hand.\n"
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
             + owner_keys))
 
