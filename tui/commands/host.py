@@ -111,15 +111,16 @@ async def host_main(args: argparse.Namespace) -> int:
     return 0 if host.finished or not args.headless else 130
 
 
-def announce(args: argparse.Namespace, room: str, port: int | None, fingerprint: str) -> str:
+def announce(args: argparse.Namespace, room: str, port: int | None, fingerprint: str = "") -> str:
     """Print, and return, what others type to join (`--expect` names this host's key)."""
     code = format_room_code(room)
+    expect = f" --expect {fingerprint}" if fingerprint else ""
     if port is None:
-        hint = f"cardtui join --relay {args.relay} {code} --expect {fingerprint}"
+        hint = f"cardtui join --relay {args.relay} {code}{expect}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
     address = host_and_port(reachable_address(args.bind), port)
-    hint = f"cardtui join {address} --expect {fingerprint}"
+    hint = f"cardtui join {address}{expect}"
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint
