@@ -119,7 +119,7 @@ def test_the_record_format_examples_are_what_replay_prints() -> None:
     import sys
 
     text = (ROOT / "docs" / "RECORDS.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```(\w*)\n(.*?)```", text, re.S)
+    blocks = re.findall(r"```(\w*)\n(.*?)```", text, re.DOTALL)
     example = ROOT / "tests" / "engine" / "records" / "records_md_example.json"
     shape = json.loads(example.read_text())
     documented = json.loads(blocks[0][1].replace(', "..."', ""))
