@@ -669,3 +669,13 @@ def test_clients_shown_different_messages_end_with_different_digests() -> None:
     other_dealer = MessageSigner(Identity(seeded("dealer")), ROOM, DEALER)
     theirs.append(DEALER, other_dealer.sign(b"commitments B"))
     assert mine.count == theirs.count and mine.digest != theirs.digest
+
+
+def test_sealed_cards_all_have_one_length() -> None:
+    """Issue 12, item 4: a sealed ten was one byte longer than any other card."""
+    dealer, seat = Identity.generate(), Identity.generate()
+    sizes = {
+        len(seal_card(dealer, seat.public, ROOM, ROUND, CardOpening(0, i, card, seeded(card))))
+        for i, card in enumerate([*FRENCH, *(str(d) for d in hekata_deck())])
+    }
+    assert len(sizes) == 1
