@@ -67,7 +67,8 @@ def test_every_citation_names_a_file_in_the_repository() -> None:
         cited = match.group("path") + match.group("name") + ".md"
         if not ((ROOT / cited).is_file() or (path.parent / cited).is_file()):
             wrong.append(f"{path.relative_to(ROOT)}:{number}: {cited}")
-    assert not wrong, "\n".join(wrong)
+    assert not wrong, ("write the path (tui/RULES.md 2.3, docs/RECORDS.md, docs/DESIGN.md):\n"
+                       + "\n".join(wrong))
 
 
 def test_every_cited_section_exists() -> None:
