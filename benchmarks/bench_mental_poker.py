@@ -12,7 +12,7 @@ the draws, face-up plays and reshuffles of rounds played by greedy bots (engine/
 each card another seat plays face up is opened with 3 shares checked, each card another seat
 draws costs one share made, each card this client draws 3 shares checked, each reshuffle one
 shuffle made and 3 checked. Zodiak's scoring needs only how many cards each hand holds
-(RULES.md), so the end of a round opens nothing. Figures are time.process_time medians;
+(tui/RULES.md 1.6), so the end of a round opens nothing. Figures are time.process_time medians;
 sizes are exact wire bytes.
 """
 

@@ -137,8 +137,18 @@ def seal_card(
     if len(text) > CARD_FIELD_SIZE:
         raise FairnessError(LOCAL, f"a card's text must be at most {CARD_FIELD_SIZE} bytes")
     padding = bytes(CARD_FIELD_SIZE - len(text))
-    plaintext = encode_parts("sealed-card", room, round_no, *card.to_wire(), padding)
+    # Signed inside the box: a Box key is shared by both ends, so without the dealer's
+    # signature the seat could have made the box itself and it would prove nothing.
+    signature = dealer.sign(_sealed_card_statement(seat, room, round_no, card))
+    plaintext = encode_parts("sealed-card", room, round_no, *card.to_wire(), padding, signature)
     return bytes(dealer.box_with(seat, DEALER).encrypt(plaintext))
+
+
+def _sealed_card_statement(
+    seat: PublicIdentity, room: str, round_no: int, card: CardOpening
+) -> bytes:
+    """What the dealer signs inside a sealed card: the card, where it lies, and who gets it."""
+    return encode_parts("sealed-card-signature", seat.to_bytes(), room, round_no, *card.to_wire())
 
 
 def open_card(
@@ -160,13 +170,18 @@ def open_card(
             blamed, "a sealed card could not be opened with the dealer's key"
         ) from None
     parts = decode_parts(plaintext, blamed)
-    if len(parts) != 8 or parts[0] != "sealed-card" or not _pads(parts[5], parts[7]):
+    if (len(parts) != 9 or parts[0] != "sealed-card" or not _pads(parts[5], parts[7])
+            or not isinstance(parts[8], bytes)):
         raise FairnessError(blamed, "a sealed card has the wrong layout")
     if parts[1] != room or parts[2] != round_no:
         raise FairnessError(
             blamed, f"a sealed card was for room {parts[1]!r:.40} round {parts[2]!r:.20}"
         )
-    return CardOpening.from_wire(parts[3:7], blamed)
+    card = CardOpening.from_wire(parts[3:7], blamed)
+    statement = _sealed_card_statement(seat.public, room, round_no, card)
+    if not dealer.verify(statement, parts[8]):
+        raise FairnessError(blamed, "a sealed card does not carry the dealer's signature")
+    return card
 
 
 def _pads(card: object, padding: object) -> bool:

@@ -679,3 +679,20 @@ def test_sealed_cards_all_have_one_length() -> None:
         for i, card in enumerate([*FRENCH, *(str(d) for d in hekata_deck())])
     }
     assert len(sizes) == 1
+
+
+def test_a_seat_cannot_forge_a_sealed_card_from_the_dealer() -> None:
+    """Issue 12, item 7: a Box key is shared by both ends, so the dealer signs inside the box."""
+    dealer, seat, other = Identity.generate(), Identity.generate(), Identity.generate()
+    card = CardOpening(0, 3, "AS", seeded("AS"))
+    genuine = seal_card(dealer, seat.public, ROOM, ROUND, card)
+    plaintext = dealer.box_with(seat.public).decrypt(genuine)
+    forged_card = encode_parts("sealed-card", ROOM, ROUND, 0, 3, "KS", seeded("AS"), bytes(14),
+                               decode_parts(plaintext, DEALER)[8])
+    forged = bytes(seat.box_with(dealer.public).encrypt(forged_card))
+    with pytest.raises(FairnessError, match="dealer's signature"):
+        open_card(seat, dealer.public, forged, ROOM, ROUND)
+    # The dealer's own signed card, boxed again by its seat for another seat, is not theirs.
+    passed_on = bytes(other.box_with(dealer.public).encrypt(plaintext))
+    with pytest.raises(FairnessError, match="dealer's signature"):
+        open_card(other, dealer.public, passed_on, ROOM, ROUND)
