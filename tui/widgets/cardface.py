@@ -40,6 +40,7 @@ FRESH_EDGE = Style(color="#b35c00", bgcolor=PAPER, bold=True)
 BACK = Style(color="#e8e8ff", bgcolor="#2d3f8f")
 CURSOR_MARK = Style(color="#1e5be6", bold=True)
 ORDER_MARK = Style(color="#ffffff", bgcolor="#8a2be2", bold=True)
+STAR_MARK = Style(color="#d4a017", bold=True)
 
 UNICODE_BOX = ("╭", "─", "╮", "│", "╰", "╯")
 HEAVY_BOX = ("┏", "━", "┓", "┃", "┗", "┛")
@@ -58,6 +59,7 @@ class Face:
     order: int | None = None
     fresh: bool = False
     hidden: bool = False
+    special: bool = False  # your own zodiac card: a star above it
 
 
 def french_face(card: Card, ascii_only: bool, **marks: object) -> Face:
@@ -143,6 +145,9 @@ def _face_rows(face: Face, cursor: bool, ascii_only: bool, size: CardSize) -> li
         mark.append(" " * (size.width - 4))
     else:
         mark = Text(pointer.center(size.width), style=CURSOR_MARK, end="")
+    if face.special:
+        mark = mark[:size.width - 1]
+        mark.append("*" if ascii_only else "★", STAR_MARK)
     bottom, bottom_edge = h * inner, edge
     if face.playable and not face.hidden:
         dot = "*" if ascii_only else "•"

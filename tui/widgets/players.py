@@ -61,6 +61,8 @@ class Players(Widget):
                 side = f"{sign if roomy else sign[:3]} {card}"
                 score = state.scores[seat] if seat < len(state.scores) else 0
             name = Text(info.name, style="bold" if seat == state.my_seat else "")
+            if seat == state.my_seat:
+                name.append(" (you)", style="bold")
             if info.bot and roomy:
                 name.append(f" ({info.bot})", style="dim")
             if not info.connected:
