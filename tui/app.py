@@ -47,11 +47,11 @@ class CardApp(App[str | None]):
         self.session = session
         self.settings = settings if settings is not None else load_settings()
         self.ascii_only = ascii_only or self.settings.card_style == "ascii"
+        self.set_class(self.ascii_only, "-ascii")
         self.pace = pace
         self.defaults = defaults
 
     def on_mount(self) -> None:
-        self.set_class(self.ascii_only, "-ascii")
         # A light terminal can ask for a light theme (any Textual theme name); else the saved one.
         theme = os.environ.get("CARDTUI_THEME") or self.settings.theme
         if theme in self.available_themes:

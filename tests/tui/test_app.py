@@ -9,7 +9,7 @@ from textual.widgets import Markdown
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, resume_match, save_path
-from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
+from tui.screens.dialogs import ConfirmQuit, MatchResult
 from tui.screens.hekata import HekataScreen
 from tui.screens.help import HelpScreen
 from tui.screens.start import StartScreen

@@ -289,10 +289,9 @@ def public_address(bind: str) -> str:
     """How players on other machines name this one."""
     if bind not in ("0.0.0.0", "::", ""):
         return bind
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return socket.gethostname()
+    from tui.commands.netargs import lan_address
+
+    return lan_address()
 
 
 def announce(args: argparse.Namespace, fingerprint: str, ssh_port: int, port: int,

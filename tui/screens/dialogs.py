@@ -21,16 +21,17 @@ class ConfirmQuit(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No, keep playing"),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, yes: str = "Quit (y)", no: str = "Keep playing (n)") -> None:
         super().__init__()
         self.question = question
+        self.yes, self.no = yes, no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="dialog-title")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Quit (y)", id="yes", variant="error")
-                yield Button("Keep playing (n)", id="no", variant="primary")
+                yield Button(self.yes, id="yes", variant="error")
+                yield Button(self.no, id="no", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")

@@ -102,6 +102,7 @@ class GameScreen(Screen[None]):
                     yield Players(self.ascii_only, id="players")
                     yield from self.compose_table()
                 yield from self.compose_middle()
+                yield Static("No scores yet.", id="score-board", markup=False)
                 yield Static("", id="last-move")
                 yield GameLog(id="log")
                 yield from self.compose_hand()
@@ -125,6 +126,7 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#players").border_title = "Players"
+        self.query_one("#score-board").border_title = "Scores by " + self.round_word
         self.query_one("#log").border_title = "Log"
         self.query_one("#side-log").border_title = "Log"
         self._apply_width(self.app.size.width)
@@ -138,8 +140,10 @@ class GameScreen(Screen[None]):
         self.set_class(wide, "-wide")
         small = width < MIN_SIZE[0] or self.app.size.height < MIN_SIZE[1]
         self.set_class(small, "-too-small")
+        tall = self.app.size.height >= TALL
+        self.set_class(tall, "-tall")
         for row in self.query(CardRow):
-            row.big = wide and self.app.size.height >= TALL
+            row.big = wide and tall
 
     @property
     def log_widget(self) -> GameLog:
@@ -206,6 +210,7 @@ class GameScreen(Screen[None]):
             self.view, self.scores = event.view, event.scores
             summary = self.round_title(event.winner, event.points)
             self.history.append((self.round_number, event.winner, event.points, event.scores))
+            self.query_one("#score-board", Static).update(self.score_history())
             self.write_log(summary, note=True)
             self.show_view()
             if self.my_seat is None or max(event.scores, default=0) >= self.target:
@@ -481,15 +486,18 @@ class GameScreen(Screen[None]):
         if self.match_over:
             question = "Quit? The match is over."
         elif getattr(self.session, "save_path", None) is not None:
-            question = "Quit now? The match is saved; `cardtui play --resume` continues it."
+            question = "Quit now? The match is saved: cardtui play --resume continues it."
         elif getattr(self.session, "is_owner", False):
             question = ("Close the table? You are the host: the game stops for everyone"
-                        " (`cardtui host --resume` continues it).")
+                        " (cardtui host --resume continues it).")
         elif self.my_seat is None:
             question = "Stop watching?"
+        elif getattr(self.app, "tables", None) is not None:  # a seat taken over SSH
+            question = ("Leave the table for the lobby? A bot plays your seat until you sit"
+                        " at this table again.")
         else:
-            question = ("Leave the table? A bot plays your seat until you come back"
-                        " (run the same `cardtui join` again).")
+            question = ("Leave the table? A bot plays your seat until you come back: run the"
+                        " same cardtui join command again.")
 
         async def answer(yes: bool | None) -> None:
             if yes:

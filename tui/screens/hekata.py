@@ -19,6 +19,10 @@ from tui.widgets.trick_builder import TrickBuilder
 from tui.words import hekata_words
 
 
+# More table cards than this do not fit beside the players panel.
+BESIDE_PLAYERS = 6
+
+
 class HekataScreen(GameScreen):
     """Play Hekata: choose a card to lay, then build a trick with it or lay it alone."""
 
@@ -80,6 +84,9 @@ class HekataScreen(GameScreen):
                       and getattr(self.last_move, "trick", 1) is None and bool(view.table))
         table.faces = tuple(digit_face(c, fresh=fresh_last and i == len(view.table) - 1)
                             for i, c in enumerate(view.table))
+        # A big table goes under the players, full width, its cards overlapping on one line.
+        self.set_class(len(view.table) > BESIDE_PLAYERS, "-big-table")
+        table.compact = True
         stock = f" · stock {len(view.stock)}" if view.players == 2 else ""
         table.border_title = self.plain(
             f"Table · {len(view.table)} card{'s' if len(view.table) != 1 else ''}{stock}")
@@ -109,8 +116,8 @@ class HekataScreen(GameScreen):
             self.set_status(f"{name} to move…" if not self.sent else "Sent…")
         elif self.takers:
             dot = "*" if self.ascii_only else "•"
-            self.set_status(f"Your turn: enter lays the card under the cursor; {dot} marks cards"
-                            " that take a trick.")
+            self.set_status(f"Your turn: enter lays the cursor's card; {dot} marks cards that"
+                            " take a trick.")
         else:
             self.set_status("Your turn: enter lays the card under the cursor (none takes a trick).")
 
