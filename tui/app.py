@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.content import Content
 
 from netplay.session.events import GameSession
 from tui.matchsetup import MatchOptions
@@ -112,7 +113,7 @@ class CardApp(App[str | None]):
     def play(self, session: GameSession) -> None:
         """Show the game screen for `session` in place of whatever is showing."""
         self.session = session
-        self.title = f"cardtui — {session.game.capitalize()}"
+        self.title = f"cardtui {'-' if self.ascii_only else '—'} {session.game.capitalize()}"
         screen = game_screen(session, self.ascii_only, self.pace)
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
@@ -129,6 +130,11 @@ class CardApp(App[str | None]):
             if path is not None and path.exists():
                 message = f"Match saved to {path}. Continue it with: cardtui play --resume"
         self.exit(message)
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        if not self.ascii_only or not sub_title:
+            return super().format_title(title, sub_title)
+        return Content.assemble(Content(title), (" - ", "dim"), Content(sub_title).stylize("dim"))
 
     def get_key_display(self, binding: Binding) -> str:
         # Terminals without Unicode get words for the arrow, enter and space symbols.

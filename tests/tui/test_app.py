@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Select
 
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp
@@ -24,10 +24,14 @@ async def test_start_screen_plays_the_chosen_game() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
-        # Open the game drop-down, pick Hekata, then enter plays (4 players by default).
+        # Open the game drop-down, pick Hekata, then p plays (4 players by default).
         await pilot.press("space", "down", "enter")
         assert isinstance(app.screen, StartScreen)
+        # Issue 13.9: enter on the drop-down opens it again; it never starts a match.
         await pilot.press("enter")
+        assert isinstance(app.screen, StartScreen)
+        assert app.screen.query_one("#game", Select).expanded
+        await pilot.press("escape", "p")
         screen = await settle(pilot)
         assert isinstance(screen, HekataScreen)
         assert len(screen.seats) == 4 and screen.seats[0].name == "Me"

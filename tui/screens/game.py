@@ -191,7 +191,7 @@ class GameScreen(Screen[None]):
             # After a resume or a rejoin the round is already under way: tell its story so far.
             for effect in getattr(event.view, "history", ()):
                 self.write_log(self.describe(effect, None), mine=effect.seat == self.my_seat)
-            self.app.sub_title = f"{word.lower()} {event.number} · first to {self.target:,}"
+            self.app.sub_title = self.plain(f"{word.lower()} {event.number} · first to {self.target:,}")
             self.on_new_round()
         elif isinstance(event, MoveMade):
             await self._pace(event.seat)
@@ -339,9 +339,7 @@ class GameScreen(Screen[None]):
             self.app.exit(title)
         else:
             self.reviewing = True
-            self.set_status("The match is over: PgUp scrolls the log, r shows the result again,"
-                            " q leaves.")
-            self.refresh_bindings()
+            self.show_view()
 
     def score_lines(self, scores: tuple[int, ...]) -> str:
         """The match scores, one line per seat (Zodiak) or team (Hekata)."""
@@ -392,6 +390,9 @@ class GameScreen(Screen[None]):
         self.show_game()
         if self.halted and not self.match_over:
             self.set_status(f"{self.halted.capitalize()} (q leaves).", "error")
+        if self.reviewing:
+            self.set_status("The match is over: PgUp scrolls the log, r shows the result again,"
+                            " q leaves.")
         self._notice_turn()
         self.refresh_bindings()
 

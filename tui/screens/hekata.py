@@ -18,7 +18,6 @@ from tui.widgets.hand import CardRow
 from tui.widgets.trick_builder import TrickBuilder
 from tui.words import hekata_words
 
-
 # More table cards than this do not fit beside the players panel.
 BESIDE_PLAYERS = 6
 

@@ -31,7 +31,8 @@ class StartScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # Not a priority key: on a drop-down enter opens it, and only the Play button, the name
         # field or the screen itself start a match.
-        Binding("enter", "play", "Play"),
+        Binding("enter", "play", "Play", show=False),
+        Binding("p", "play", "Play"),
         Binding("r", "resume", "Resume saved"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
@@ -64,7 +65,7 @@ class StartScreen(Screen[None]):
                              allow_blank=False, id="sign")
             yield Static(ABOUT[d.game], id="about")
             with Horizontal(id="start-buttons"):
-                yield Button("Play (enter)", variant="primary", id="play")
+                yield Button("Play (p)", variant="primary", id="play")
                 if save_path().exists():
                     yield Button("Resume saved match (r)", id="resume")
             yield Static("", id="start-error")
