@@ -20,6 +20,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
 from engine.errors import IllegalMove
+from engine.games import game_named
 from engine.match import Round
 from netplay.session.events import (
     Event,
@@ -34,6 +35,7 @@ from netplay.session.events import (
     SeatInfo,
     SeatsChanged,
 )
+from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
 from tui.widgets.gamelog import GameLog
@@ -201,7 +203,7 @@ class GameScreen(Screen[None]):
                 self.sent = False
             text = self.move_text(event)
             self.write_log(text, mine=event.seat == self.my_seat)
-            self.query_one("#last-move", Static).update(self.plain(f"Last move: {text}"))
+            self.query_one("#last-move", Static).update(literal(self.plain(f"Last move: {text}")))
             # The last move stays highlighted for a moment, so a bot's move is seen on the table.
             if self._fresh_timer is not None:
                 self._fresh_timer.stop()
@@ -239,7 +241,8 @@ class GameScreen(Screen[None]):
             elif event.text in ("the host is back", "reconnected"):
                 self.halted = ""
             if event.level != "info":
-                self.notify(event.text, severity="warning" if event.level == "warning" else "error")
+                self.notify(literal(event.text).plain, markup=False,
+                            severity="warning" if event.level == "warning" else "error")
         self.show_view()
 
     async def _pace(self, seat: int) -> None:
@@ -269,7 +272,7 @@ class GameScreen(Screen[None]):
     @property
     def round_word(self) -> str:
         """What a round is called in this game (RULES.md: a Zodiak round, a Hekata deal)."""
-        return "round" if self.session.game == "zodiak" else "deal"
+        return game_named(self.session.game).round_word
 
     def round_title(self, winner: int | None, points: int) -> str:
         """How a round or deal ended, in words."""
@@ -343,7 +346,7 @@ class GameScreen(Screen[None]):
 
     def score_lines(self, scores: tuple[int, ...]) -> str:
         """The match scores, one line per seat (Zodiak) or team (Hekata)."""
-        if self.session.game == "zodiak":
+        if not game_named(self.session.game).plays_in_teams(len(self.seats)):
             sizes = self.view.hand_sizes() if self.view is not None else []
             rows = [(s.name, scores[i], f"  {sizes[i]:>2} left" if i < len(sizes) else "")
                     for i, s in enumerate(self.seats) if i < len(scores)]
@@ -363,7 +366,7 @@ class GameScreen(Screen[None]):
         """Who won the match, in words."""
         if winner is None:
             return "The match is over."
-        if self.session.game == "zodiak":
+        if not game_named(self.session.game).plays_in_teams(len(self.seats)):
             name = self.seats[winner].name
             return "You win the match!" if winner == self.my_seat else f"{name} wins the match."
         mine = self.my_seat is not None and (self.my_seat % 2 if len(self.seats) == 4
@@ -418,7 +421,7 @@ class GameScreen(Screen[None]):
     def set_status(self, text: str, level: str = "") -> None:
         """The line under the hand: what you are building, whether it is legal, and why not."""
         status = self.query_one("#status", Static)
-        status.update(self.plain(text))
+        status.update(literal(self.plain(text)))
         status.set_class(level == "error", "-error")
         status.set_class(level == "ok", "-ok")
 

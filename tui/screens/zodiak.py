@@ -15,6 +15,7 @@ from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
 from engine.errors import IllegalMove
 from engine.match import Round
 from engine.zodiak import Draw, MoveEffect, Run, ZodiakRound
+from tui.literal import literal
 from tui.screens.dialogs import SuitPicker
 from tui.screens.game import COMMON_BINDINGS, GameScreen
 from tui.widgets.cardface import french_face
@@ -115,7 +116,7 @@ class ZodiakScreen(GameScreen):
         row.faces = tuple(french_face(c, self.ascii_only, fresh=fresh) for c in run.cards)
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         suit = f", declaring {SUIT_NAMES[run.declared]}" if run.declared else ""
-        row.border_title = self.plain(f"{name} played{suit}")
+        row.border_title = literal(self.plain(f"{name} played{suit}"))
 
     def _show_pile(self, view: ZodiakRound) -> None:
         self._show_last_run()
