@@ -107,7 +107,7 @@ class ZodiakScreen(GameScreen):
         if isinstance(self.last_move, Run) and self.last_mover is not None:
             self.last_run = (self.last_mover, self.last_move)
         row = self.query_one("#last-run", CardRow)
-        row.display = self.last_run is not None
+        row.set_class(self.last_run is None, "-empty")
         if self.last_run is None:
             row.faces, row.border_title = (), ""
             return
@@ -133,7 +133,7 @@ class ZodiakScreen(GameScreen):
         if self.my_seat is not None:
             star = "*" if self.ascii_only else "★"
             lines.append(f"Your zodiac card {view.zodiac_card(self.my_seat).pretty(self.ascii_only)}"
-                         f" ({star} in your hand)")
+                         f" {star}")
         self.query_one("#pile-info", Static).update("\n".join(lines))
 
     def _show_hand(self, view: ZodiakRound) -> None:
