@@ -11,10 +11,9 @@ import signal
 import sys
 from pathlib import Path
 
-import platformdirs
-
 from engine.errors import IllegalMove
 from engine.games import GAME_NAMES
+from netplay.machine import data_dir, host_and_port, reachable_address
 from netplay.relay.client import RelayConnection, relay_url
 from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
@@ -50,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_save_path() -> Path:
     """Where a host keeps its game between moves."""
-    return platformdirs.user_data_path("cardtui") / "hosted.json"
+    return data_dir() / "hosted.json"
 
 
 def host_seat_file(save: Path) -> Path:
@@ -141,8 +140,12 @@ def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
         hint = f"cardtui join --relay {args.relay} {code}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
+<<<<<<< HEAD
     address = args.bind if args.bind not in ("0.0.0.0", "::") else lan_address()
     hint = f"cardtui join {address}:{port}"
+=======
+    hint = f"cardtui join {host_and_port(reachable_address(args.bind), port)}"
+>>>>>>> main
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint
