@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-<<<<<<< HEAD
-from textual.widgets import Markdown, Select
-=======
-from textual.widgets import ContentSwitcher, Markdown
->>>>>>> main
+from textual.widgets import ContentSwitcher, Markdown, Select
 
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp

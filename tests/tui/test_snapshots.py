@@ -49,7 +49,11 @@ def test_help(snap_compare) -> None:
                         run_before=settle)
 
 
-<<<<<<< HEAD
+def test_help_full_rules(snap_compare) -> None:
+    assert snap_compare(fresh_app("zodiak", 2, seed=1), press=["question_mark", "r"],
+                        run_before=settle)
+
+
 def test_big_hekata_table_at_80x24(snap_compare) -> None:
     from tests.tui.test_issue13 import big_table_app
 
@@ -70,8 +74,3 @@ def test_match_result_with_score_history(snap_compare) -> None:
         "hands": [["7H"], ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
         "pile": ["2H"], "stock": ["4D", "5H"]}, scores=[50, 0])
     assert snap_compare(app, press=["enter"], terminal_size=(80, 24), run_before=settle)
-=======
-def test_help_full_rules(snap_compare) -> None:
-    assert snap_compare(fresh_app("zodiak", 2, seed=1), press=["question_mark", "r"],
-                        run_before=settle)
->>>>>>> main

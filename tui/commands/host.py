@@ -18,7 +18,7 @@ from netplay.relay.client import RelayConnection, relay_url
 from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.table.host import Host, HostConfig
-from tui.commands.netargs import add_player_arguments, lan_address
+from tui.commands.netargs import add_player_arguments
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
         " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
@@ -140,12 +140,7 @@ def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
         hint = f"cardtui join --relay {args.relay} {code}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
-<<<<<<< HEAD
-    address = args.bind if args.bind not in ("0.0.0.0", "::") else lan_address()
-    hint = f"cardtui join {address}:{port}"
-=======
     hint = f"cardtui join {host_and_port(reachable_address(args.bind), port)}"
->>>>>>> main
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint

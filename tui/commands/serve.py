@@ -326,18 +326,6 @@ async def until_signalled() -> None:
     await stop.wait()
 
 
-<<<<<<< HEAD
-def public_address(bind: str) -> str:
-    """How players on other machines name this one."""
-    if bind not in ("0.0.0.0", "::", ""):
-        return bind
-    from tui.commands.netargs import lan_address
-
-    return lan_address()
-
-
-=======
->>>>>>> main
 def who_may_enter(args: argparse.Namespace) -> str:
     """Say exactly what a visitor must prove."""
     if args.authorized_keys and args.password:
