@@ -1,4 +1,4 @@
-"""Game records (RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
+"""Game records (docs/RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ class Record:
     def _parse_move(self, number: int, move: dict[str, Any]) -> tuple[int, Any]:
         """The seat and move of move `number`.
 
-        Raises RecordError for a move not written as RECORDS.md says (no seat, an unknown card:
+        Raises RecordError for a move not written as docs/RECORDS.md, "Moves", says (no seat, an unknown card:
         InvalidMove), and IllegalMove for a well-written move the rules forbid wherever it is made.
         """
         seat = move.get("seat")
@@ -239,7 +239,7 @@ class ReplayResult:
         return self.error is None
 
     def state_json(self) -> dict[str, Any]:
-        """The end state in the shape RECORDS.md gives for `cardtui replay --json`."""
+        """The end state in the shape docs/RECORDS.md gives ("`cardtui replay --json`")."""
         s = self.state
         data: dict[str, Any] = {
             "turn": s.turn,

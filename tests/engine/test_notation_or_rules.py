@@ -18,7 +18,7 @@ from engine.tricks import Row, parse_trick
 from engine.zodiak import Run, parse_move
 from tui.cli import main
 
-# -- the parsers: InvalidMove for notation (RULES.md 3) ------------------------------------
+# -- the parsers: InvalidMove for notation (tui/RULES.md 3) ------------------------------------
 
 NOT_NOTATION = [
     (Card.parse, "1S"), (Card.parse, "2X"), (Card.parse, ""), (Card.parse, None),

@@ -7,7 +7,6 @@ import asyncio
 import errno
 import getpass
 import secrets
-import signal
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from netplay.relay.client import RelayConnection, relay_url
 from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.table.host import Host, HostConfig
-from tui.commands.netargs import add_player_arguments
+from tui.commands.netargs import add_player_arguments, stop_on_signals
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
         " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
@@ -110,10 +109,7 @@ async def host_main(args: argparse.Namespace) -> int:
         url = f"ws://127.0.0.1:{relay.port}/ws"
     conn = await RelayConnection.open_room(url, room, host_secret)
     join_hint = announce(args, conn.room, relay.port if relay else None)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    stop = stop_on_signals()
     serving = asyncio.create_task(host.serve(conn))
     seat_app = None
     if not args.headless:
