@@ -24,6 +24,9 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test saves its matches in its own directory."""
     monkeypatch.setenv("CARDTUI_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("CARDTUI_CONFIG_DIR", str(tmp_path / "config"))
+    # The last move's highlight fades after a moment; screens under test must not depend on
+    # how long a loaded machine takes to reach the assertion.
+    monkeypatch.setattr("tui.screens.game.FRESH_SECONDS", 1e6)
     monkeypatch.delenv("CARDTUI_THEME", raising=False)
     return tmp_path / "data"
 
