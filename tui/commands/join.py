@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--give-up", type=float, default=120.0, metavar="SECONDS",
                         help="with --bot: stop when the table is out of reach this long"
                              " (default 120)")
+    parser.add_argument("--expect", metavar="FINGERPRINT",
+                        help="refuse the table unless the host's fingerprint is this one"
+                             " (`cardtui host` prints it)")
     parser.add_argument("--seat-file", type=Path, metavar="FILE",
                         help="where this seat's secret is kept, to come back after a crash")
     add_player_arguments(parser)
@@ -69,24 +72,29 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(bot_main(url, room, name, args, seat_file))
     return asyncio.run(run_seat_app(url, room, name, args.sign, owner=None, result=args.result,
                                     ascii_only=args.ascii, seat_file=seat_file,
-                                    watch=args.watch))
+                                    watch=args.watch, expect=args.expect))
 
 
 async def bot_main(url: str, room: str | None, name: str, args: argparse.Namespace,
                    seat_file: Path) -> int:
     """Play the seat with a bot, printing each event as a line; give up on a vanished table."""
     session = RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
-                            identity_path=seat_file, result_path=args.result)
+                            identity_path=seat_file, result_path=args.result,
+                            expect=args.expect)
     print(f"joining {url} as {name} (a {args.bot} bot plays the seat)", flush=True)
     try:
         await session.start()
-    except (OSError, ValueError) as exc:
+        await session.wait_seated()
+    except (OSError, ValueError, TimeoutError) as exc:
         print(f"cardtui join: cannot reach {url}: {exc}", file=sys.stderr)
+        return 2
+    if await refused(session):
         return 2
     lost_since: list[float] = []  # when the table went out of reach, while it is
 
     def report(event: Event) -> None:
-        line = event_line(event)
+        # Names and notices come from other parties: no control characters reach the terminal.
+        line = "".join(ch for ch in event_line(event) if ch.isprintable())
         if line:
             print(line, flush=True)
         if isinstance(event, Notice):
@@ -140,16 +148,28 @@ def event_line(event: Event) -> str:
 async def run_seat_app(url: str, room: str | None, name: str, sign: str | None, *,
                        owner: bytes | None, result: Path | None, ascii_only: bool = False,
                        seat_file: Path | None = None, watch: bool = False,
-                       join_hint: str = "") -> int:
+                       join_hint: str = "", expect: str | None = None) -> int:
     """Open the app for a seat at a networked table."""
     from tui.app import CardApp
 
     session = RemoteSession(game="", url=url, room=room, name=name, sign=sign, owner=owner,
-                            identity_path=seat_file, result_path=result, watch=watch)
+                            identity_path=seat_file, result_path=result, watch=watch,
+                            expect=expect)
     session.extra["join_hint"] = join_hint
     await session.start()
     await session.wait_seated()
+    if await refused(session):
+        return 2
     app = CardApp(session, ascii_only=ascii_only)
     await app.run_async()
     await session.close()
     return 0
+
+
+async def refused(session: RemoteSession) -> bool:
+    """Say why, and leave, when the host is not the one `--expect` names."""
+    if session.refused is None:
+        return False
+    print(f"cardtui join: {session.refused}", file=sys.stderr)
+    await session.close()
+    return True
