@@ -271,7 +271,7 @@ class GameScreen(Screen[None]):
 
     @property
     def round_word(self) -> str:
-        """What a round is called in this game (RULES.md: a Zodiak round, a Hekata deal)."""
+        """What a round is called in this game (tui/RULES.md: a Zodiak round, a Hekata deal)."""
         return game_named(self.session.game).round_word
 
     def round_title(self, winner: int | None, points: int) -> str:
