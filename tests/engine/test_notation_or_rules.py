@@ -185,15 +185,11 @@ def test_replay_json_of_an_unreadable_file_is_still_one_object(
     assert "cannot read" in captured.err
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.text(alphabet="0123456789_+ x", max_size=14))
-def test_a_trick_is_invalid_only_when_its_notation_is(text: str) -> None:
-    """docs/RECORDS.md, "Invalid records and illegal moves": a trick in a record makes the file
-    not a record exactly when parse_trick finds its notation wrong (InvalidMove); any other
-    trick replays, legal or as an illegal move."""
-    data = hekata_record([{"seat": 0, "play": "5", "trick": text}])
+def invalid_exactly_when_the_notation_is(parse: Any, text: str, data: dict[str, Any]) -> None:
+    """The record `data` (whose move 1 is `text`) is not a record exactly when `parse(text)`
+    finds the notation wrong; otherwise it replays, legal or stopped as an illegal move 1."""
     try:
-        parse_trick(text)
+        parse(text)
         invalid = False
     except InvalidMove:
         invalid = True
@@ -205,6 +201,16 @@ def test_a_trick_is_invalid_only_when_its_notation_is(text: str) -> None:
         return
     result = Record.loads(json.dumps(data)).replay()
     assert result.ok or (result.error is not None and result.error[:2] == (1, 0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789_+ x", max_size=14))
+def test_a_trick_is_invalid_only_when_its_notation_is(text: str) -> None:
+    """docs/RECORDS.md, "Invalid records and illegal moves": a trick in a record makes the file
+    not a record exactly when parse_trick finds its notation wrong (InvalidMove); any other
+    trick replays, legal or as an illegal move."""
+    data = hekata_record([{"seat": 0, "play": "5", "trick": text}])
+    invalid_exactly_when_the_notation_is(parse_trick, text, data)
 
 
 @settings(max_examples=200, deadline=None)
@@ -213,17 +219,5 @@ def test_a_trick_is_invalid_only_when_its_notation_is(text: str) -> None:
 def test_a_run_is_invalid_only_when_its_notation_is(cards: list[str], suffix: str) -> None:
     """docs/RECORDS.md, "Invalid records and illegal moves": the same line for Zodiak runs."""
     text = " ".join(cards) + suffix
-    data = zodiak_record([{"seat": 0, "play": text}])
-    try:
-        Run.parse(text)
-        invalid = False
-    except InvalidMove:
-        invalid = True
-    except IllegalMove:
-        invalid = False
-    if invalid:
-        with pytest.raises(RecordError, match="move 1: "):
-            Record.loads(json.dumps(data))
-        return
-    result = Record.loads(json.dumps(data)).replay()
-    assert result.ok or (result.error is not None and result.error[:2] == (1, 0))
+    invalid_exactly_when_the_notation_is(Run.parse, text,
+                                         zodiak_record([{"seat": 0, "play": text}]))
