@@ -16,7 +16,7 @@ from netplay.relay.wire import ProtocolError
 
 MAX_SIGNED_PAYLOAD = 4096  # a seat's move or nonce: a long Zodiak run's openings fit thrice
 MAX_PROOF = 64
-MAX_RAW_NAME = 200  # kept: MAX_NAME printable characters
+MAX_RAW_NAME = 1000  # kept: the first MAX_NAME printable characters
 MAX_RAW_CHAT = 1200  # kept: MAX_CHAT printable characters
 MAX_POSITION = 2**31 - 1
 
