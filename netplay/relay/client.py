@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import errno
 import logging
+import os
 import ssl
 from typing import Any, Self
 
@@ -94,6 +96,7 @@ class RelayConnection:
         if not (isinstance(rate, int | float) and isinstance(burst, int | float)
                 and rate > 0 and burst >= 1):
             rate, burst = DEFAULT_RATE, DEFAULT_BURST
+        self._rate = float(rate)
         self._pace = TokenBucket(rate * PACE_RATE_SHARE, max(1.0, burst * PACE_BURST_SHARE),
                                  stamp=asyncio.get_running_loop().time())
         self._sent = 1  # the hello was message 0
@@ -219,6 +222,9 @@ class RelayConnection:
                 return msg
             log.info("the relay refused message %s for speed; sending it again", refused[0])
             self.resent += 1
+            # The pacer let this one through, so it is wrong about the relay's allowance just
+            # now (a paused process, a bunching network): wait a few of the relay's intervals.
+            await asyncio.sleep(2 * (refused[2] + 1) / self._rate)
             await self._write(refused[1], refused[2] + 1)
 
     def __aiter__(self) -> RelayConnection:
@@ -248,7 +254,11 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
         return f"its TLS certificate is not trusted ({exc.certificate_error})"
     if isinstance(exc, aiohttp.ClientConnectorError):
-        return exc.os_error.strerror or str(exc.os_error) or "connection failed"
+        error = exc.os_error
+        if error.errno == errno.ECONNREFUSED:
+            return "connection refused (nothing listens at that address and port)"
+        return (os.strerror(error.errno) if isinstance(error.errno, int) and error.errno > 0
+                else error.strerror or str(error) or "connection failed")
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the relay closed the connection"
     if isinstance(exc, OSError) and exc.strerror:

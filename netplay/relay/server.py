@@ -55,8 +55,8 @@ class RelayLimits:
     max_send_backlog_bytes: int = 1 << 20
     # What the host has not admitted (a seat or a watcher, after its game-level join) is
     # pending: few per room, fewer per address, and dropped when not admitted in time.
-    max_pending_per_room: int = 8
-    max_pending_per_address: int = 2  # in one room
+    max_pending_per_room: int = 12
+    max_pending_per_address: int = 4  # in one room
     admit_timeout_seconds: float = 10.0
     max_watchers_per_room: int = 32
     # Per source address, whatever the number of its connections.
@@ -597,7 +597,7 @@ class RunningRelay:
 class RelaySite(web.BaseSite):
     """A TCP site whose connections pass the relay's ConnectionGuard before aiohttp sees them."""
 
-    __slots__ = ("_guard", "_host", "_port", "_handshake_seconds")
+    __slots__ = ("_guard", "_host", "_port")
 
     def __init__(self, runner: web.AppRunner, host: str, port: int, guard: ConnectionGuard,
                  ssl_context: ssl.SSLContext | None = None) -> None:
