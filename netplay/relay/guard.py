@@ -142,9 +142,9 @@ class GuardedProtocol(asyncio.Protocol):
         self.address = ""
         self.counted = False
         self.timer: asyncio.TimerHandle | None = None
-        self.transport: asyncio.BaseTransport | None = None
+        self.transport: asyncio.Transport | None = None
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
         self.address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
         loop = asyncio.get_running_loop()
@@ -202,7 +202,7 @@ class ConnectionGuard:
     def __init__(self, book: AddressBook, upgrade_seconds: float) -> None:
         self.book = book
         self.upgrade_seconds = upgrade_seconds
-        self.open: dict[asyncio.BaseTransport, GuardedProtocol] = {}
+        self.open: dict[asyncio.Transport, GuardedProtocol] = {}
         self.timed_out = 0
 
     def wrap(self, make_inner: Any) -> Any:

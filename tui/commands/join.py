@@ -57,6 +57,7 @@ def seat_file_for(url: str, room: str | None, name: str) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Join and play (with the app, or as a bot) until the match ends."""
+    room: str | None
     try:
         if args.relay:
             url, room = relay_url(args.relay), parse_room_code(args.target)
