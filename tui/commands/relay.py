@@ -31,6 +31,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a source address the per-address limits do not apply to (e.g. a"
                         " TLS proxy in front of this relay, which makes every player come from"
                         " its address); repeatable")
+    parser.add_argument("--messages-per-second", type=float, default=100.0,
+                        help="messages a connection may send each second (a host twenty times"
+                        " as many)")
+    parser.add_argument("--burst", type=int, default=200,
+                        help="messages a connection may send at once above that rate")
+    parser.add_argument("--host-grace", type=float, default=300.0, metavar="SECONDS",
+                        help="how long a room waits for its host to come back")
     parser.add_argument("--tls-cert", metavar="PEM", help="serve wss:// with this certificate"
                         " chain (with --tls-key); or put a TLS proxy in front, see README")
     parser.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
@@ -42,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
             or args.max_conns_per_address < 1):
         print("cardtui relay: --max-rooms and the per-address limits must be at least 1,"
               " --max-conns-per-room at least 2", file=sys.stderr)
+        return 2
+    if args.messages_per_second <= 0 or args.burst < 1 or args.host_grace < 0:
+        print("cardtui relay: --messages-per-second must be positive, --burst at least 1 and"
+              " --host-grace not negative", file=sys.stderr)
         return 2
     if bool(args.tls_cert) != bool(args.tls_key):
         print("cardtui relay: --tls-cert and --tls-key go together", file=sys.stderr)
@@ -62,7 +73,9 @@ async def _serve(args: argparse.Namespace) -> int:
     limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room,
                          max_rooms_per_address=args.max_rooms_per_address,
                          max_conns_per_address=args.max_conns_per_address,
-                         exempt_addresses=frozenset(args.trust))
+                         exempt_addresses=frozenset(args.trust),
+                         messages_per_second=args.messages_per_second, burst=args.burst,
+                         host_grace_seconds=args.host_grace)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
     throttle_logs(limits.log_interval_seconds)
     tls = None
