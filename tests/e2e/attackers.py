@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import sys
 from typing import Any
 
@@ -70,7 +71,7 @@ async def slowloris(args: argparse.Namespace) -> None:
         writer.write(b"GET /ws HTTP/1.1\r\nHost: relay\r\nUpgrade: websocket\r\n")
         try:
             async with asyncio.timeout(max(0.0, deadline - loop.time())):
-                while not await reader.read(1024) == b"":
+                while await reader.read(1024) != b"":
                     pass
         except (TimeoutError, OSError):
             pass
@@ -109,22 +110,23 @@ async def squat(args: argparse.Namespace) -> None:
             except RelayRefused as exc:
                 refused += 1
                 codes[exc.code] += 1
+                if codes[exc.code] == 1:
+                    report("holding", f"{len(held)} conns, then refused {exc.code}")
                 await asyncio.sleep(args.pause)
             except (ConnectionError, aiohttp.ClientError):
                 await asyncio.sleep(args.pause)
         report("entered", entered)
         report("refused", dict(codes))
+        await asyncio.sleep(max(0.0, deadline - loop.time()))  # holding what it has
         for conn in held:
             await conn.close()
 
 
 async def drain(conn: RelayConnection) -> None:
     """Read a squatting conn until the relay drops it, so that its close is noticed."""
-    try:
+    with contextlib.suppress(Exception):  # an attacker does not care why it was dropped
         async for _ in conn:
             pass
-    except Exception:  # noqa: BLE001 - an attacker does not care why it was dropped
-        pass
 
 
 async def flood(args: argparse.Namespace) -> None:
