@@ -10,7 +10,8 @@ from typing import Any
 from engine import hekata, zodiak
 from engine.cards import Card, parse_digit
 from engine.errors import IllegalMove, RecordError
-from engine.match import Round, check_players
+from engine.games import GAME_NAMES, ZODIAK, game_named
+from engine.match import Round
 
 SEAT_NAMES = ("North", "East", "South", "West")
 
@@ -45,19 +46,21 @@ class Record:
         if not isinstance(data, dict):
             raise RecordError("a record is a JSON object")
         game = data.get("game")
-        if game not in ("zodiak", "hekata"):
-            raise RecordError('"game" must be "zodiak" or "hekata"')
+        try:
+            rules = game_named(game)
+        except IllegalMove:
+            raise RecordError(f'"game" must be {" or ".join(map(json.dumps, GAME_NAMES))}') from None
         seats = data.get("seats")
         if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats):
             raise RecordError('"seats" must be a list of objects')
         try:
-            check_players(game, len(seats))
+            rules.check_players(len(seats))
         except IllegalMove as exc:
             raise RecordError(f'"seats": {exc}') from None
         dealer = data.get("dealer")
         if type(dealer) is not int or not 0 <= dealer < len(seats):
             raise RecordError(f'"dealer" must be a seat number from 0 to {len(seats) - 1}')
-        teams = len(seats) if game == "zodiak" else 2
+        teams = rules.sides(len(seats))
         scores = data.get("scores", [0] * teams)
         if (not isinstance(scores, list) or len(scores) != teams
                 or not all(type(s) is int and s >= 0 for s in scores)):
@@ -85,8 +88,7 @@ class Record:
     @classmethod
     def of_round(cls, game: str, names: list[str], start: Round) -> Record:
         """A record with no moves yet of a round (or deal) as dealt; `start` must know every card."""
-        if game == "zodiak":
-            assert isinstance(start, zodiak.ZodiakRound)
+        if isinstance(start, zodiak.ZodiakRound):
             seats = [{"name": n, "sign": s} for n, s in zip(names, start.signs)]
             deal: dict[str, Any] = {"hands": [[str(c) for c in h] for h in start.hands],
                                     "pile": [str(c) for c in start.pile],
@@ -125,7 +127,7 @@ class Record:
     def start(self) -> Round:
         """The round as dealt, before any move, raising RecordError for an impossible deal."""
         try:
-            if self.game == "zodiak":
+            if game_named(self.game).uses_signs:
                 return self._start_zodiak()
             return self._start_hekata()
         except IllegalMove as exc:
@@ -179,7 +181,7 @@ class Record:
         if len(kinds) != 1:
             raise RecordError(f'move {number}: needs exactly one of "play" or "draw"')
         try:
-            if self.game == "zodiak":
+            if game_named(self.game) is ZODIAK:
                 if "trick" in move:
                     raise RecordError(f'move {number}: Zodiak moves have no "trick"')
                 if kinds == ["draw"]:

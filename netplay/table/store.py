@@ -10,6 +10,7 @@ from typing import Any, Self
 
 import msgpack
 
+from engine.games import game_named
 from engine.match import Match
 from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, SignedMessage
@@ -101,7 +102,7 @@ class HostStore:
             if seat.bot is None and seat.token is not None:
                 seat.away_since = time.monotonic()
         if data["match"] is not None:
-            signs = tuple(s.sign or "aries" for s in host.seats) if config.game == "zodiak" else ()
+            signs = game_named(config.game).signs_for([s.sign for s in host.seats])
             host.match = Match(config.game, config.players, signs, **data["match"])
         if data["record"] is not None:
             host.record = Record.from_json(data["record"])

@@ -14,6 +14,7 @@ from pathlib import Path
 import platformdirs
 
 from engine.errors import IllegalMove
+from engine.games import GAME_NAMES
 from netplay.relay.client import (
     RelayClosed,
     RelayConnection,
@@ -34,7 +35,7 @@ HELP = ("Host a networked game: starts a relay in this process, deals, validates
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
-    parser.add_argument("--game", choices=("zodiak", "hekata"), default="zodiak")
+    parser.add_argument("--game", choices=GAME_NAMES, default=GAME_NAMES[0])
     parser.add_argument("--players", type=int, default=4, help="seats in all (default 4)")
     parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots take")
     parser.add_argument("--port", type=int, default=7777, help="port to listen on (default 7777)")
