@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import signal
 import sys
 
 HELP = (
@@ -69,6 +68,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
     from netplay.relay.guard import throttle_logs
     from netplay.relay.server import RelayLimits, start_relay, tls_context
+    from tui.commands.netargs import stop_on_signals
 
     limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room,
                          max_rooms_per_address=args.max_rooms_per_address,
@@ -92,15 +92,14 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"cardtui relay: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    stop = stop_on_signals()
     base = relay.url.removesuffix("/ws")
     print(f"cardtui relay listening on {relay.url}")
     if args.bind in ("0.0.0.0", "::"):
-        base = base.replace(args.bind if args.bind == "0.0.0.0" else "[::]", "THIS-MACHINE")
-        print("(listening on every interface: use this machine's address for THIS-MACHINE)")
+        from netplay.machine import host_and_port, reachable_address
+
+        base = f"ws://{host_and_port(reachable_address(args.bind), relay.port)}"
+        print("(listening on every interface: below is this machine's address on its network)")
     print(f"Hosts open a room here with:  cardtui host --relay {base}")
     print("Stop with Ctrl-C.", flush=True)
     try:

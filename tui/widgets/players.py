@@ -12,6 +12,7 @@ from textual.widget import Widget
 from engine.games import game_named
 from engine.zodiak import SIGN_CARDS
 from netplay.session.events import SeatInfo
+from tui.literal import literal
 
 TEAM_NAMES = ("A", "B")
 
@@ -61,7 +62,7 @@ class Players(Widget):
                 sign = (info.sign or "").capitalize()
                 side = f"{sign if roomy else sign[:3]} {card}"
                 score = state.scores[seat] if seat < len(state.scores) else 0
-            name = Text(info.name, style="bold" if seat == state.my_seat else "")
+            name = literal(info.name, style="bold" if seat == state.my_seat else "")
             if info.bot and roomy:
                 name.append(f" ({info.bot})", style="dim")
             if not info.connected:
