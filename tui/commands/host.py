@@ -126,7 +126,8 @@ async def host_main(args: argparse.Namespace) -> int:
         if relay is not None:
             await relay.close()
         raise
-    join_hint = announce(args, conn.room, relay.port if relay else None)
+    join_hint = announce(args, conn.room, relay.port if relay else None,
+                         host.identity.public.fingerprint())
     stop = stop_on_signals()
     serving = asyncio.create_task(host.serve(conn))
     seat_app = None
@@ -153,14 +154,16 @@ async def host_main(args: argparse.Namespace) -> int:
     return 0 if host.finished or not args.headless else 130
 
 
-def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
-    """Print, and return, what others type to join."""
+def announce(args: argparse.Namespace, room: str, port: int | None, fingerprint: str = "") -> str:
+    """Print, and return, what others type to join (`--expect` names this host's key)."""
     code = format_room_code(room)
+    expect = f" --expect {fingerprint}" if fingerprint else ""
     if port is None:
-        hint = f"cardtui join --relay {args.relay} {code}"
+        hint = f"cardtui join --relay {args.relay} {code}{expect}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
-    hint = f"cardtui join {host_and_port(reachable_address(args.bind), port)}"
+    address = host_and_port(reachable_address(args.bind), port)
+    hint = f"cardtui join {address}{expect}"
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint

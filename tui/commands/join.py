@@ -44,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", choices=("greedy", "random"),
                         help="let a bot play this seat instead of opening the app")
     parser.add_argument("--watch", action="store_true", help="watch as a spectator")
+    parser.add_argument("--expect", metavar="FINGERPRINT",
+                        help="refuse the table unless the host's fingerprint is this one"
+                             " (`cardtui host` prints it)")
     parser.add_argument("--seat-file", type=Path, metavar="FILE",
                         help="where this seat's secret is kept, to come back after a crash")
     add_player_arguments(parser)
@@ -72,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     seat_file = args.seat_file or seat_file_for(url, room, name)
     session = RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
                             identity_path=seat_file, result_path=args.result, tls=tls,
-                            watch=args.watch)
+                            watch=args.watch, expect=args.expect)
     try:
         if args.bot:
             return asyncio.run(bot_main(session, args.bot))
@@ -86,8 +89,9 @@ def say(line: str) -> None:
     print(f"cardtui join: {line}", file=sys.stderr, flush=True)
 
 
-async def take_seat(session: RemoteSession) -> bool:
-    """Connect and wait for the host's welcome, retrying where that can help; whether it worked.
+async def take_seat(session: RemoteSession) -> int:
+    """Connect and wait for the host's welcome, retrying where that can help; 0 if it worked,
+    else the exit status (1: no table; 2: not the table `--expect` names).
 
     Every failure is said in one line; the session is closed on failure.
     """
@@ -103,7 +107,11 @@ async def take_seat(session: RemoteSession) -> bool:
                 say(f"{exc.message}; trying again in {delay} s (try {attempt} of {JOIN_TRIES})")
                 await asyncio.sleep(delay)
         await session.wait_seated(WELCOME_SECONDS)
-        return True
+        if session.refused is None:
+            return 0
+        say(session.refused)
+        await session.close()
+        return 2
     except RelayRefused as exc:
         say(f"the relay refused: {exc.message} ({exc.code})")
     except RelayUnreachable as exc:
@@ -117,13 +125,13 @@ async def take_seat(session: RemoteSession) -> bool:
     except (ConnectionError, OSError, aiohttp.ClientError) as exc:
         say(f"cannot reach {session.url}: {exc}")
     await session.close()
-    return False
+    return 1
 
 
 async def bot_main(session: RemoteSession, kind: str) -> int:
     """Play the seat with a bot, printing each event as a line."""
-    if not await take_seat(session):
-        return 1
+    if status := await take_seat(session):
+        return status
     try:
         result = await play_as_bot(session, kind, seed=hash(session.name) & 0xFFFF, say=say)
     finally:
@@ -141,8 +149,8 @@ async def run_seat_app(session: RemoteSession, *, ascii_only: bool = False,
     from tui.app import CardApp
 
     session.extra["join_hint"] = join_hint
-    if not await take_seat(session):
-        return 1
+    if status := await take_seat(session):
+        return status
     try:
         await CardApp(session, ascii_only=ascii_only).run_async()
     finally:
@@ -151,3 +159,4 @@ async def run_seat_app(session: RemoteSession, *, ascii_only: bool = False,
         say(session.gone)
         return 1
     return 0
+
