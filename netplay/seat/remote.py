@@ -59,6 +59,7 @@ from netplay.relay.wire import field as get_field
 from netplay.seat.checks import ClientChecks
 from netplay.seat.keyfile import SeatIdentity
 from netplay.session.events import (
+    Event,
     GameSession,
     MatchEnded,
     Move,
@@ -460,10 +461,10 @@ class RemoteSession(ClientChecks, GameSession):
 
 
 async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
-                      say: Callable[[str], None] | None = None) -> dict[str, Any] | None:
+                      report: Callable[[Event], None] | None = None) -> dict[str, Any] | None:
     """Play `session`'s seat with a bot until the match ends; return the result.
 
-    `say` hears every warning and error notice (connection lost, refusals, retries).
+    `report` sees every event first (the command line prints them).
     """
     from engine.bots import make_bot
 
@@ -471,10 +472,10 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
     async for event in session.events():
+        if report is not None:
+            report(event)
         if isinstance(event, MatchEnded):
             break
-        if say is not None and isinstance(event, Notice) and event.level in ("warning", "error"):
-            say(event.text)
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
                 or not session.trusted or not session.queue.empty()):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import getpass
 import secrets
 import sys
@@ -61,6 +62,11 @@ def default_save_path() -> Path:
     return data_dir() / "hosted.json"
 
 
+def host_seat_file(save: Path) -> Path:
+    """Where the host's own seat keeps its token and key, next to the table's save file."""
+    return save.with_name(save.stem + ".seat.json")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the host until the match ends or Ctrl-C."""
     try:
@@ -77,7 +83,14 @@ def run(args: argparse.Namespace) -> int:
     except ProtocolError as exc:
         say(f"{args.relay} does not speak the cardtui relay protocol: {exc.message}")
         return 1
-    except (IllegalMove, ValueError, OSError) as exc:
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            say(f"port {args.port} is already in use (another cardtui host?): choose another"
+                " with --port")
+        else:
+            say(str(exc))
+        return 2
+    except (IllegalMove, ValueError) as exc:
         say(str(exc))
         return 2
     except KeyboardInterrupt:
@@ -104,9 +117,15 @@ async def host_main(args: argparse.Namespace) -> int:
         if not save.exists():
             print(f"cardtui host: no saved game at {save}", file=sys.stderr)
             return 2
-        host, room, host_secret = Host.resume(config, save)
+        try:
+            host, room, host_secret = Host.resume(config, save)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{save} is not a game this cardtui can resume ({exc}): move it"
+                             " away to host a new game") from exc
     else:
         host = Host(config)
+        # A new table: the last table's seat file must not lend this one its token or nonces.
+        host_seat_file(save).unlink(missing_ok=True)
     if not args.headless:
         # The app owns the terminal; the dealer's running commentary would scribble over it.
         host.on_event = lambda line: None
@@ -136,7 +155,7 @@ async def host_main(args: argparse.Namespace) -> int:
 
         seat = RemoteSession(game="", url=url, room=conn.room, name=args.name or getpass.getuser(),
                              sign=args.sign, owner=bytes.fromhex(config.owner_secret or ""),
-                             tls=tls)
+                             identity_path=host_seat_file(save), tls=tls)
         seat_app = asyncio.create_task(run_seat_app(seat, ascii_only=args.ascii,
                                                     join_hint=join_hint))
     waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])

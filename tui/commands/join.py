@@ -7,6 +7,7 @@ import asyncio
 import getpass
 import hashlib
 import sys
+import time
 from pathlib import Path
 
 import aiohttp
@@ -21,6 +22,15 @@ from netplay.relay.client import (
 )
 from netplay.relay.wire import ProtocolError, parse_room_code
 from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.session.events import (
+    Event,
+    MatchEnded,
+    MatchStarted,
+    MoveMade,
+    Notice,
+    RoundEnded,
+    RoundStarted,
+)
 from tui.commands.netargs import add_player_arguments
 
 # Refusals that can pass: a room's waiting slots free up within seconds, a rate refills.
@@ -44,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", choices=("greedy", "random"),
                         help="let a bot play this seat instead of opening the app")
     parser.add_argument("--watch", action="store_true", help="watch as a spectator")
+    parser.add_argument("--give-up", type=float, default=120.0, metavar="SECONDS",
+                        help="with --bot: stop when the table is out of reach this long"
+                             " (default 120)")
     parser.add_argument("--expect", metavar="FINGERPRINT",
                         help="refuse the table unless the host's fingerprint is this one"
                              " (`cardtui host` prints it)")
@@ -78,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                             watch=args.watch, expect=args.expect)
     try:
         if args.bot:
-            return asyncio.run(bot_main(session, args.bot))
+            return asyncio.run(bot_main(session, args))
         return asyncio.run(run_seat_app(session, ascii_only=args.ascii))
     except KeyboardInterrupt:
         return 130
@@ -128,19 +141,67 @@ async def take_seat(session: RemoteSession) -> int:
     return 1
 
 
-async def bot_main(session: RemoteSession, kind: str) -> int:
-    """Play the seat with a bot, printing each event as a line."""
+async def bot_main(session: RemoteSession, args: argparse.Namespace) -> int:
+    """Play the seat with a bot, printing each event as a line; give up on a vanished table."""
+    print(f"joining {session.url} as {session.name} (a {args.bot} bot plays the seat)",
+          flush=True)
     if status := await take_seat(session):
         return status
-    try:
-        result = await play_as_bot(session, kind, seed=hash(session.name) & 0xFFFF, say=say)
-    finally:
+    lost_since: list[float] = []  # when the table went out of reach, while it is
+
+    def report(event: Event) -> None:
+        # Names and notices come from other parties: no control characters reach the terminal.
+        line = "".join(ch for ch in event_line(event) if ch.isprintable())
+        if line:
+            print(line, flush=True)
+        if isinstance(event, Notice):
+            if event.text.startswith(("connection lost", "the host is away")):
+                lost_since[:] = lost_since or [time.monotonic()]
+            elif event.text in ("reconnected", "the host is back"):
+                lost_since.clear()
+
+    async def patience() -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            if lost_since and time.monotonic() - lost_since[0] > args.give_up:
+                return
+
+    playing = asyncio.create_task(play_as_bot(session, args.bot,
+                                              seed=hash(session.name) & 0xFFFF, report=report))
+    waiting = asyncio.create_task(patience())
+    await asyncio.wait([playing, waiting], return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()
+    if not playing.done():
+        playing.cancel()
         await session.close()
+        say(f"the table has been out of reach for {args.give_up:g} s; giving up")
+        return 1
+    result = playing.result()
+    await session.close()
     if result is None:
         say(session.gone or "the connection ended before the match did")
         return 1
     print(f"result: {result}", flush=True)
     return 0
+
+
+def event_line(event: Event) -> str:
+    """One line for the terminal of a bot's seat."""
+    if isinstance(event, MatchStarted):
+        seat = "watching" if event.my_seat is None else f"in seat {event.my_seat}"
+        names = ", ".join(s.name for s in event.seats)
+        return f"{event.game} match started {seat}: {names}; first to {event.target:,}"
+    if isinstance(event, RoundStarted):
+        return f"round {event.number}"
+    if isinstance(event, MoveMade):
+        return event.text
+    if isinstance(event, RoundEnded):
+        return event.summary
+    if isinstance(event, MatchEnded):
+        return f"match over: scores {', '.join(f'{s:,}' for s in event.scores)}"
+    if isinstance(event, Notice):
+        return f"({event.text})"
+    return ""
 
 
 async def run_seat_app(session: RemoteSession, *, ascii_only: bool = False,
