@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ from netplay.relay.wire import field as get_field
 from netplay.seat.checks import ClientChecks
 from netplay.seat.keyfile import SeatIdentity
 from netplay.session.events import (
+    Event,
     GameSession,
     MatchEnded,
     Move,
@@ -435,14 +437,20 @@ class RemoteSession(ClientChecks, GameSession):
             await self._http.close()
 
 
-async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0) -> dict[str, Any] | None:
-    """Play `session`'s seat with a bot until the match ends; return the result."""
+async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
+                      report: Callable[[Event], None] | None = None) -> dict[str, Any] | None:
+    """Play `session`'s seat with a bot until the match ends; return the result.
+
+    `report` sees every event first (the command line prints them).
+    """
     from engine.bots import make_bot
 
     bot = make_bot(kind, seed)
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
     async for event in session.events():
+        if report is not None:
+            report(event)
         if isinstance(event, MatchEnded):
             break
         view = session.view

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import getpass
 import secrets
 import sys
@@ -50,11 +51,23 @@ def default_save_path() -> Path:
     return data_dir() / "hosted.json"
 
 
+def host_seat_file(save: Path) -> Path:
+    """Where the host's own seat keeps its token and key, next to the table's save file."""
+    return save.with_name(save.stem + ".seat.json")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the host until the match ends or Ctrl-C."""
     try:
         return asyncio.run(host_main(args))
-    except (IllegalMove, ValueError, OSError) as exc:
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            print(f"cardtui host: port {args.port} is already in use (another cardtui host?):"
+                  f" choose another with --port", file=sys.stderr)
+        else:
+            print(f"cardtui host: {exc}", file=sys.stderr)
+        return 2
+    except (IllegalMove, ValueError) as exc:
         print(f"cardtui host: {exc}", file=sys.stderr)
         return 2
 
@@ -74,9 +87,15 @@ async def host_main(args: argparse.Namespace) -> int:
         if not save.exists():
             print(f"cardtui host: no saved game at {save}", file=sys.stderr)
             return 2
-        host, room, host_secret = Host.resume(config, save)
+        try:
+            host, room, host_secret = Host.resume(config, save)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{save} is not a game this cardtui can resume ({exc}): move it"
+                             " away to host a new game") from exc
     else:
         host = Host(config)
+        # A new table: the last table's seat file must not lend this one its token or nonces.
+        host_seat_file(save).unlink(missing_ok=True)
     if not args.headless:
         # The app owns the terminal; the dealer's running commentary would scribble over it.
         host.on_event = lambda line: None
@@ -100,7 +119,7 @@ async def host_main(args: argparse.Namespace) -> int:
         seat_app = asyncio.create_task(run_seat_app(
             url, conn.room, args.name or getpass.getuser(), args.sign,
             owner=bytes.fromhex(config.owner_secret or ""), result=None, ascii_only=args.ascii,
-            join_hint=join_hint))
+            join_hint=join_hint, seat_file=host_seat_file(save)))
     waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     for task in waiters:
