@@ -27,7 +27,7 @@ from netplay.fair.context import MAX_PARTY, ProofContext
 from netplay.fair.deck import MentalDeck
 from netplay.fair.group import Point
 from netplay.fair.keys import JointKey, KeyAnnouncement, RoundKey
-from netplay.fair.shares import SHARE_SIZE, make_share
+from netplay.fair.shares import SHARE_SIZE, DecryptionShare, make_share
 
 Owner = int | str
 """A party number, or TABLE for a card dealt face up."""
@@ -47,7 +47,8 @@ class MentalRound:
     joint: JointKey | None = None
     decks: list[MentalDeck] = field(default_factory=list)
     owners: list[list[Owner]] = field(default_factory=list)  # per epoch, per dealt position
-    shares: dict[tuple[int, int], dict[int, Point]] = field(default_factory=dict)
+    shares: dict[tuple[int, int], dict[int, Point]] = field(default_factory=dict)  # checked
+    unchecked: dict[tuple[int, int], dict[int, DecryptionShare]] = field(default_factory=dict)
     known: dict[tuple[int, int], str] = field(default_factory=dict)  # cards this party has seen
     public: set[tuple[int, int]] = field(default_factory=set)  # positions opened to everyone
 
@@ -138,7 +139,7 @@ class MentalRound:
         made = [make_share(self.key, deck.ciphertext(q), deck.context, self.party, q)
                 for q in positions]
         for q, share in zip(positions, made, strict=True):
-            self._note_share(epoch, q, self.party, share.value)
+            self._note_share(epoch, q, self.party, share, checked=True)
         blob = b"".join(share.encode() for share in made)
         return {"t": "mp_shares", "round": self.round_no, "epoch": epoch,
                 "positions": list(positions), "shares": blob}
@@ -150,27 +151,54 @@ class MentalRound:
                 or not 0 < len(positions) <= MAX_POSITIONS):
             raise FairnessError(sender, "its shares name no dealt positions of a known epoch")
         blob = require_bytes(msg.get("shares"), "shares", sender, SHARE_SIZE * len(positions))
-        checked: list[tuple[int, Point]] = []
+        accepted: list[tuple[int, DecryptionShare, bool]] = []
         for i, raw in enumerate(positions):
             q = require_uint(raw, "position", sender, MAX_DECK)
             if q >= len(self.owners[epoch]):
                 raise FairnessError(sender, f"it sent a share for position {q}, not dealt yet")
-            if sender in self.shares.get((epoch, q), {}) or any(q == p for p, _ in checked):
+            if self._has_share(epoch, q, sender) or any(q == p for p, _, _ in accepted):
                 raise FairnessError(sender, f"it sent its share for position {q} twice")
-            wire = blob[i * SHARE_SIZE:(i + 1) * SHARE_SIZE]
-            checked.append((q, self.decks[epoch].accept_share(sender, q, wire)))
-        for q, value in checked:  # all or nothing: a bad share leaves no half-applied message
-            self._note_share(epoch, q, sender, value)
+            share = DecryptionShare.decode(blob[i * SHARE_SIZE:(i + 1) * SHARE_SIZE], sender)
+            # A share of another party's private card opens nothing here until that card is
+            # played face up, so its proof is checked then; its owner checks it at once.
+            owner = self.owners[epoch][q]
+            needed = owner in (self.party, TABLE, sender)
+            if needed:
+                self._verify(epoch, q, sender, share)
+            accepted.append((q, share, needed))
+        for q, share, checked in accepted:  # all or nothing: no half-applied message
+            self._note_share(epoch, q, sender, share, checked)
 
-    def _note_share(self, epoch: int, position: int, party: int, value: Point) -> None:
-        seen = self.shares.setdefault((epoch, position), {})
-        seen[party] = value
+    def _has_share(self, epoch: int, position: int, party: int) -> bool:
         where = (epoch, position)
-        owner = self.owners[epoch][position]
-        if len(seen) == len(self.parties):
+        return party in self.shares.get(where, {}) or party in self.unchecked.get(where, {})
+
+    def _verify(self, epoch: int, position: int, party: int, share: DecryptionShare) -> None:
+        deck, joint = self.decks[epoch], self.joint
+        assert joint is not None
+        share.verify(joint.publics[party], deck.ciphertext(position), deck.context, party,
+                     position)
+
+    def _note_share(
+        self, epoch: int, position: int, party: int, share: DecryptionShare, checked: bool
+    ) -> None:
+        where = (epoch, position)
+        seen = self.shares.setdefault(where, {})
+        if checked:
+            seen[party] = share.value
+        else:
+            self.unchecked.setdefault(where, {})[party] = share
+        waiting = self.unchecked.get(where, {})
+        holders = set(seen) | set(waiting)
+        if holders == set(self.parties):  # opened to everyone: every share is checked now
+            for sender, pending in sorted(waiting.items()):
+                del waiting[sender]
+                self._verify(epoch, position, sender, pending)
+                seen[sender] = pending.value
             self.known[where] = self.decks[epoch].open(position, seen)
             self.public.add(where)
-        elif owner == self.party and set(seen) | {self.party} == set(self.parties):
+        elif self.owners[epoch][position] == self.party and holders | {self.party} == set(
+                self.parties):
             self.known[where] = self.decks[epoch].open(position, seen, own=(self.party, self.key))
 
     # -- everything a peer sends -----------------------------------------------------

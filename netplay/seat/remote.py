@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,6 +80,7 @@ BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
 MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
+ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not coming back
 
 
 @dataclass
@@ -93,6 +95,7 @@ class RemoteSession(ClientChecks, GameSession):
     owner: bytes | None = None
     identity_path: Path | None = None
     result_path: Path | None = None
+    tls: ssl.SSLContext | None = None
     identity: SeatIdentity = field(default_factory=SeatIdentity)
     expect: str | None = None  # the host fingerprint a person was given (`join --expect`)
     refused: str | None = None  # why this seat left a table it did not expect
@@ -126,6 +129,7 @@ class RemoteSession(ClientChecks, GameSession):
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
+    gone: str | None = None  # why the session ended for good without a result
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
     _retry: asyncio.Task | None = None
@@ -136,7 +140,11 @@ class RemoteSession(ClientChecks, GameSession):
             return
         self.identity = SeatIdentity.load(self.identity_path)
         self._http = aiohttp.ClientSession()
-        await self._connect()
+        try:
+            await self._connect()
+        except BaseException:
+            await self._shutdown_connection()
+            raise
         self._task = asyncio.create_task(self._run())
 
     def fingerprint(self) -> str:
@@ -152,7 +160,8 @@ class RemoteSession(ClientChecks, GameSession):
 
     async def _connect(self) -> None:
         assert self._http is not None
-        self._conn = await RelayConnection.enter(self.url, self.room, session=self._http)
+        self._conn = await RelayConnection.enter(self.url, self.room, session=self._http,
+                                                 tls=self.tls)
         self.room = self._conn.room
         await self._send_join()
 
@@ -192,19 +201,33 @@ class RemoteSession(ClientChecks, GameSession):
             if self.closed or self.result is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
-            while not self.closed:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, BACKOFF_MAX)
-                try:
-                    await self._connect()
-                    self.emit(Notice("reconnected"))
-                    break
-                except RelayRefused as exc:
-                    self.emit(Notice(f"the relay refused: {exc.message}", "error"))
-                except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError):
-                    continue
+            if not await self._reconnect(delay):
+                break
         await self._shutdown_connection()
         self.closed = True
+        if self.gone is not None:
+            self.emit(Notice(self.gone, "error"))  # also wakes a reader waiting for events
+
+    async def _reconnect(self, delay: float) -> bool:
+        """Try to get back into the room, saying why each try failed; False: the room is gone."""
+        missing = 0
+        while not self.closed:
+            await asyncio.sleep(delay)
+            try:
+                await self._connect()
+                self.emit(Notice("reconnected"))
+                return True
+            except RelayRefused as exc:
+                missing = missing + 1 if exc.code == "no_such_room" else 0
+                if missing >= ROOM_GONE_TRIES:
+                    self.gone = "the room is gone: its host did not come back in time"
+                    return False
+                why = f"the relay refused: {exc.message}"
+            except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError) as exc:
+                why = f"reconnecting failed: {exc}"
+            delay = min(delay * 2, BACKOFF_MAX)
+            self.emit(Notice(f"{why}; trying again in {delay:g} s", "warning"))
+        return False
 
     async def _on_relay(self, msg: dict[str, Any]) -> None:
         kind = msg.get("t")

@@ -88,9 +88,10 @@ class HostDealing:
         # (at most MAX_CHAIN bodies), so the bound is how often, per conn and for all conns.
         fresh = type(have) is int and chain == self.round_number and 0 <= have <= len(self.log)
         cost = len(self.log) - have if fresh else len(self._prev_log) + len(self.log)
-        if not self._budget(conn).resyncs.take():
+        now = time.monotonic()
+        if not self._budget(conn).resyncs.take(now):
             raise ProtocolError("rate_limited", "too many resyncs; sync again in a minute")
-        if not self.resync_pace.take(cost):
+        if not self.resync_pace.take(now, min(cost, self.resync_pace.burst)):
             raise ProtocolError("rate_limited", "the host is busy; sync again in a few seconds")
 
     async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:

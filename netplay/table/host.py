@@ -55,11 +55,12 @@ from netplay.protocol import (
     wire_numbers,
 )
 from netplay.relay.client import RelayClosed, RelayConnection
+from netplay.relay.guard import TokenBucket
 from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
 from netplay.session.local import round_summary
 from netplay.table.dealing import Epoch, HostDealing
-from netplay.table.inbound import FIELDS, Budget, check_fields
+from netplay.table.inbound import FIELDS, check_fields
 from netplay.table.lobby import HostConfig, HostLobby, Seat
 from netplay.table.store import HostStore
 
@@ -67,19 +68,17 @@ __all__ = ["Host", "HostConfig", "Seat"]
 
 log = logging.getLogger("cardtui.host")
 STRIKES_BEFORE_IGNORING = 20
-# The relay lets a host send 2000 messages a second (burst 4000) by default; stay well under.
-HOST_BURST, HOST_PER_MINUTE = 400.0, 200.0 * 60
-MIN_PACE_PER_MINUTE = 10.0 * 60
-# Resync answers from all conns together, in bodies: the game's own messages keep the rest.
-RESYNC_BURST, RESYNC_PER_MINUTE = 2000.0, 100.0 * 60
+# Resync answers from all conns together, in bodies a second: the game's own messages keep
+# the rest of what the relay lets the host send (its connection paces itself under that).
+RESYNC_RATE, RESYNC_BURST = 100.0, 2000.0
 
 
 @dataclass
 class ConnBudget:
     """What one conn may make the host do: requests, and resyncs of the round's chain."""
 
-    requests: Budget = field(default_factory=lambda: Budget(20, 60))
-    resyncs: Budget = field(default_factory=lambda: Budget(3, 6))
+    requests: TokenBucket = field(default_factory=lambda: TokenBucket(1.0, 20.0))
+    resyncs: TokenBucket = field(default_factory=lambda: TokenBucket(0.1, 3.0))
 LINGER_SECONDS = 5.0
 
 
@@ -111,8 +110,8 @@ class Host(HostLobby, HostDealing, HostStore):
     spectators: set[int] = field(default_factory=set)
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
-    pace: Budget = field(default_factory=lambda: Budget(HOST_BURST, HOST_PER_MINUTE))
-    resync_pace: Budget = field(default_factory=lambda: Budget(RESYNC_BURST, RESYNC_PER_MINUTE))
+    resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
+                                                                          RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
     _after: int = 0
     _prev_log: list[bytes] = field(default_factory=list)
@@ -192,15 +191,12 @@ class Host(HostLobby, HostDealing, HostStore):
             self._departed(msg.get("conn"))
         elif kind == "error":
             self.on_event(f"relay error: {msg.get('code')}: {msg.get('message')}")
-            if msg.get("code") == "rate_limited":  # a relay stricter than we thought: slow down
-                self.pace.per_minute = max(MIN_PACE_PER_MINUTE, self.pace.per_minute / 2)
-                self.pace.burst = max(1.0, self.pace.burst / 2)
 
     async def _on_frame(self, conn: int, body: Any) -> None:
         try:
             msg = unpack(body)
             check_fields(msg, FIELDS)
-            if msg["t"] != "s" and not self._budget(conn).requests.take():
+            if msg["t"] != "s" and not self._budget(conn).requests.take(time.monotonic()):
                 raise ProtocolError("rate_limited", "too many requests; slow down")
             await self._handlers()[msg["t"]](conn, msg)
         except ProtocolError as exc:
@@ -228,9 +224,6 @@ class Host(HostLobby, HostDealing, HostStore):
 
     async def _send(self, conn: int | None, body: bytes) -> None:
         if self.relay is not None and not self.relay.closed:
-            # Paced under the relay's limit for hosts, so no peer can make it strike us off.
-            while not self.pace.take():
-                await asyncio.sleep(self.pace.wait_for())
             try:
                 await self.relay.send(body, to=conn)
             except (ConnectionError, RelayClosed):

@@ -1,4 +1,4 @@
-"""What the host takes from a conn: each message's fields, bounded by type and length, and a budget.
+"""What the host takes from a conn: each message's fields, bounded by type and length.
 
 Whatever a peer sends that the host copies into its own messages (a seat's signed move or nonce,
 forwarded verbatim) passes these checks first, so every message the host builds has a size it
@@ -8,8 +8,6 @@ host would carry along unread is exactly how a peer could pad the host's message
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from netplay.relay.wire import ProtocolError
@@ -85,30 +83,3 @@ def _is_bin32(value: Any) -> bool:
 
 def _is_position(value: Any) -> bool:
     return type(value) is int and 0 <= value <= MAX_POSITION
-
-
-@dataclass
-class Budget:
-    """A token bucket: `burst` actions at once, refilled at `per_minute`."""
-
-    burst: float
-    per_minute: float
-    tokens: float = -1.0
-    stamp: float = field(default_factory=time.monotonic)
-
-    def take(self, cost: float = 1.0) -> bool:
-        """Spend `cost` tokens if there are that many; whether they were spent."""
-        now = time.monotonic()
-        if self.tokens < 0:
-            self.tokens = self.burst
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.per_minute / 60)
-        self.stamp = now
-        if self.tokens < cost:
-            return False
-        self.tokens -= cost
-        return True
-
-    def wait_for(self, cost: float = 1.0) -> float:
-        """Seconds until `cost` tokens are there (0 if they are now); takes nothing."""
-        self.take(0)
-        return max(0.0, (cost - self.tokens) * 60 / self.per_minute)

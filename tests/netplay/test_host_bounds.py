@@ -27,7 +27,6 @@ from netplay.relay.wire import ProtocolError, decode
 from netplay.table.inbound import (
     FIELDS,
     MAX_SIGNED_PAYLOAD,
-    Budget,
     check_fields,
     check_signed_payload,
 )
@@ -81,13 +80,6 @@ def test_the_largest_shuffle_fits_the_body_limit() -> None:
                    commits=[[s, proof.to_wire()] for s in range(4)], missing=[], after=2**31)
     body = envelope(2**31, sign_message(host, 2**31, bytes(32), payload))
     assert len(body) < 18_000 < MAX_BODY_BYTES
-
-
-def test_a_budget_refills_with_time_and_never_overflows() -> None:
-    """The per-conn resync budget: a burst, then one token per refill interval."""
-    budget = Budget(3, 6)
-    assert [budget.take() for _ in range(4)] == [True, True, True, False]
-    assert 0 < budget.wait_for() <= 10
 
 
 def test_a_30_card_trick_is_scored_recorded_and_replayed() -> None:

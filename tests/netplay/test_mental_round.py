@@ -88,7 +88,8 @@ def test_a_draw_a_face_up_play_and_a_reshuffle() -> None:
 
 def state(view: MentalRound) -> tuple[object, ...]:
     """Everything a message could change in a party's view."""
-    return ({k: dict(v) for k, v in view.shares.items()}, dict(view.known), set(view.announced),
+    return ({k: dict(v) for k, v in view.shares.items()},
+            {k: dict(v) for k, v in view.unchecked.items()}, dict(view.known), set(view.announced),
             [(deck.steps_done, deck.ciphertexts) for deck in view.decks])
 
 
@@ -163,3 +164,20 @@ def test_garbage_is_refused_with_fairness_error_and_changes_nothing(sender: int,
     with pytest.raises(FairnessError):
         view.receive(sender, msg)
     assert state(view) == before
+
+
+def test_a_bad_share_of_someone_elses_card_is_blamed_when_it_matters() -> None:
+    """Its owner refuses it at once; a bystander, which cannot open that card anyway, blames
+    its sender as soon as the card is played face up (FAIRNESS.md A8, "Blame")."""
+    rounds = dealt_table()
+    for view in rounds.values():
+        view.assign(0, [2])  # position 29 goes to seat 2
+    for party in (0, BOT_PARTY):
+        everyone_hears(rounds, party, rounds[party].shares_message(0, [29]))
+    forged = {**rounds[1].shares_message(0, [28]), "positions": [29]}
+    refused(rounds[2], 1, forged, "does not hold")
+    rounds[0].receive(1, forged)  # a bystander keeps it unchecked: it opens nothing yet
+    face_up = rounds[2].shares_message(0, [29])
+    with pytest.raises(FairnessError, match="position 29 does not hold") as caught:
+        rounds[0].receive(2, face_up)
+    assert caught.value.blamed == 1 and (0, 29) not in rounds[0].known
