@@ -5,7 +5,7 @@ Run: python benchmarks/bench_door_flood.py [--silent 300] [--guessers 20] [--tri
 The server is a real `cardtui serve` with --password on free loopback ports. From 127.0.0.2,
 --silent TCP connections that never say a word are kept open (each one the door drops is
 opened again), and --guessers asyncssh clients guess passwords without pause, reconnecting
-when the door hangs up. Meanwhile the real OpenSSH client, from 127.0.0.3 with the right
+when the door hangs up (from 127.0.0.2 too, or --guesser-address). Meanwhile the real OpenSSH client, from 127.0.0.3 with the right
 password (through SSH_ASKPASS), connects --tries times one after the other; the clock runs
 from starting ssh until the lobby's title is on its screen.
 """
@@ -90,11 +90,11 @@ class Guesser(asyncssh.SSHClient):
         return f"guess-{self.counts.guesses}"
 
 
-async def guesser(port: int, counts: Counts, stop: asyncio.Event) -> None:
-    """Guess passwords from FLOODER until stopped, reconnecting whenever the door hangs up."""
+async def guesser(port: int, counts: Counts, stop: asyncio.Event, address: str) -> None:
+    """Guess passwords from address until stopped, reconnecting whenever the door hangs up."""
     while not stop.is_set():
         try:
-            await asyncssh.connect("127.0.0.1", port, local_addr=(FLOODER, 0), username="root",
+            await asyncssh.connect("127.0.0.1", port, local_addr=(address, 0), username="root",
                                    known_hosts=None, client_keys=None, agent_path=None,
                                    client_factory=lambda: Guesser(counts), kbdint_auth=False)
         except (OSError, asyncssh.Error):
@@ -102,7 +102,7 @@ async def guesser(port: int, counts: Counts, stop: asyncio.Event) -> None:
         await asyncio.sleep(0.01)
 
 
-async def measure(silent: int, guessers: int, tries: int) -> None:
+async def measure(silent: int, guessers: int, tries: int, guesser_address: str) -> None:
     """Start the server and the flood, time the legitimate sessions, and print the figures."""
     with tempfile.TemporaryDirectory() as scratch:
         askpass = Path(scratch) / "askpass"
@@ -118,7 +118,8 @@ async def measure(silent: int, guessers: int, tries: int) -> None:
         counts, stop = Counts(), asyncio.Event()
         flood = [asyncio.create_task(silent_connection(port, counts, stop))
                  for _ in range(silent)]
-        flood += [asyncio.create_task(guesser(port, counts, stop)) for _ in range(guessers)]
+        flood += [asyncio.create_task(guesser(port, counts, stop, guesser_address))
+                  for _ in range(guessers)]
         await asyncio.sleep(5.0)  # the flood at full strength
         started = time.perf_counter()
         timings = []
@@ -142,7 +143,7 @@ async def measure(silent: int, guessers: int, tries: int) -> None:
     print(f"machine: {machine()}")
     print(f"flood from {FLOODER}: {silent} silent connections kept up ({counts.connections}"
           f" opened in {flooded_for:.0f} s, the door dropping all but its per-address share)"
-          f" and {guessers} password guessers ({counts.guesses} guesses, "
+          f" and {guessers} password guessers from {guesser_address} ({counts.guesses} guesses, "
           f"{counts.guesses / flooded_for:.1f}/s; {failed_lines} 'login failed' lines logged)")
     print(f"legitimate ssh from {VISITOR} with the password, connect -> lobby on screen: "
           f"before the flood {quiet * 1000:.0f} ms; during it median "
@@ -157,8 +158,11 @@ def main() -> None:
     parser.add_argument("--silent", type=int, default=300)
     parser.add_argument("--guessers", type=int, default=20)
     parser.add_argument("--tries", type=int, default=5)
+    parser.add_argument("--guesser-address", default=FLOODER,
+                        help="where the guessers connect from (default: the flooding address)")
     options = parser.parse_args()
-    asyncio.run(measure(options.silent, options.guessers, options.tries))
+    asyncio.run(measure(options.silent, options.guessers, options.tries,
+                        options.guesser_address))
 
 
 if __name__ == "__main__":

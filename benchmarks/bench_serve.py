@@ -98,8 +98,10 @@ async def measure(sessions: int, sources: int, cold: bool) -> None:
         await asyncio.sleep(5.0)  # every lobby has drawn its first listing
         idle_pids = [server.pid, *descendants(server.pid)]
         idle_before, idle_started = tree_cpu(idle_pids), time.perf_counter()
+        server_before = cpu_seconds(server.pid)
         await asyncio.sleep(IDLE_SECONDS)
         idle_cpu = tree_cpu(idle_pids) - idle_before
+        server_idle_cpu = cpu_seconds(server.pid) - server_before
         idle_wall = time.perf_counter() - idle_started
         server_rss = rss_kib(server.pid)
         tree = [server.pid, *descendants(server.pid)]
@@ -132,7 +134,7 @@ async def measure(sessions: int, sources: int, cold: bool) -> None:
           f"with {sessions} sessions")
     print(f"idle, all {sessions} in the lobby for {idle_wall:.0f} s: server and sessions used "
           f"{idle_cpu:.2f} CPU-s, {idle_cpu / idle_wall / sessions * 100:.3f} % of one core per "
-          f"session")
+          f"session (the server process {server_idle_cpu:.2f} CPU-s of it)")
     print(f"clients from {sources} loopback addresses; load average now "
           f"{os.getloadavg()[0]:.1f} (the machine is shared with other jobs)")
 

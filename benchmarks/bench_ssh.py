@@ -96,7 +96,7 @@ async def one_session(port: int, marker: bytes, user: str = "bench", source: str
     arrived, and the live client."""
     started = time.perf_counter()
     client = await asyncio.create_subprocess_exec(
-        "/usr/bin/ssh", *SSH_OPTIONS, *extra, "-tt", "-b", source, "-p", str(port),
+        "/usr/bin/ssh", *extra, *SSH_OPTIONS, "-tt", "-b", source, "-p", str(port),  # first wins
         f"{user}@127.0.0.1",
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
