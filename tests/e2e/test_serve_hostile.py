@@ -177,6 +177,13 @@ async def test_the_browser_door_asks_the_password_limits_sessions_and_caps_the_s
             seen = await _read_until(terminal, f"{SERVER_LOGIN} ann")
             rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", seen)]
             assert rows and max(rows) <= 200  # drawn at the capped height, not 10000
+            await terminal.send_json(["resize", {"width": 120, "height": 150}])
+            await _read_until(terminal, "\x1b[150;")  # drawn at 150 rows
+            await terminal.send_str("not json")  # garbage is ignored, the session goes on
+            await terminal.send_json(["resize", {"width": 9000, "height": 300}])
+            redrawn = await _read_until(terminal, "\x1b[200;")  # 300 rows asked, 200 given
+            rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", redrawn)]
+            assert max(rows) <= 200
             # One session per address: a second tab is refused while this one is open.
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await http.ws_connect(ws, headers=_basic("ann", "open sesame"))
