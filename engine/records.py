@@ -1,7 +1,8 @@
-"""Game records (RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
+"""Game records (docs/RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -9,7 +10,7 @@ from typing import Any
 
 from engine import hekata, zodiak
 from engine.cards import Card, parse_digit
-from engine.errors import IllegalMove, RecordError
+from engine.errors import IllegalMove, InvalidMove, RecordError
 from engine.games import GAME_NAMES, ZODIAK, game_named
 from engine.match import Round
 
@@ -74,7 +75,9 @@ class Record:
         record = cls(game, seats, dealer, list(scores), deal, list(moves))
         record.start()  # validates the deal and the seats
         for number, move in enumerate(record.moves, 1):
-            record._parse_move(number, move)
+            # A move the rules forbid is still a move of a valid record: replay reports it.
+            with contextlib.suppress(IllegalMove):
+                record._parse_move(number, move)
         return record
 
     def dumps(self) -> str:
@@ -174,6 +177,11 @@ class Record:
         return value
 
     def _parse_move(self, number: int, move: dict[str, Any]) -> tuple[int, Any]:
+        """The seat and move of move `number`.
+
+        Raises RecordError for a move not written as docs/RECORDS.md, "Moves", says (no seat, an unknown card:
+        InvalidMove), and IllegalMove for a well-written move the rules forbid wherever it is made.
+        """
         seat = move.get("seat")
         if type(seat) is not int or not 0 <= seat < len(self.seats):
             raise RecordError(f"move {number}: \"seat\" must be a seat number")
@@ -196,7 +204,7 @@ class Record:
             if trick is None:
                 return seat, hekata.HekataMove(card)
             return seat, hekata.HekataMove(card, hekata.parse_trick(_text(trick, number)))
-        except IllegalMove as exc:
+        except InvalidMove as exc:
             raise RecordError(f"move {number}: {exc}") from None
 
     def replay(self) -> ReplayResult:
@@ -204,12 +212,14 @@ class Record:
         state = self.start()
         lines: list[str] = []
         for number, raw in enumerate(self.moves, 1):
-            seat, move = self._parse_move(number, raw)
             try:
+                seat, move = self._parse_move(number, raw)
                 state.check(move, seat)
                 effect = state.push(move)
             except IllegalMove as exc:
-                return ReplayResult(self, state, number - 1, lines, (number, seat, str(exc)))
+                # _parse_move has checked "seat" before it raises IllegalMove.
+                return ReplayResult(self, state, number - 1, lines,
+                                    (number, raw["seat"], str(exc)))
             lines.append(f"{number}. {state.describe(effect)}{_consequence(state, effect)}")
         return ReplayResult(self, state, len(self.moves), lines, None)
 
@@ -230,7 +240,7 @@ class ReplayResult:
         return self.error is None
 
     def state_json(self) -> dict[str, Any]:
-        """The end state in the shape RECORDS.md gives for `cardtui replay --json`."""
+        """The end state in the shape docs/RECORDS.md gives ("`cardtui replay --json`")."""
         s = self.state
         data: dict[str, Any] = {
             "turn": s.turn,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime
-import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from engine.errors import IllegalMove
 from engine.games import game_named
 from engine.zodiak import SIGNS, parse_sign
+from netplay.machine import data_dir
 from netplay.session.events import SeatInfo
 from netplay.session.local import LocalMatch
 
@@ -46,16 +46,6 @@ class MatchOptions:
         for kind in self.bots:
             if kind not in ("greedy", "random"):
                 raise IllegalMove(f"{kind!r} is not a bot: choose greedy or random")
-
-
-def data_dir() -> Path:
-    """The directory for saved matches: $CARDTUI_DATA_DIR, else the user's data directory."""
-    override = os.environ.get("CARDTUI_DATA_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return platformdirs.user_data_path("cardtui")
 
 
 def save_path() -> Path:

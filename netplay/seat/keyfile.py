@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from netplay.fair import FairnessError, Identity
+from netplay.machine import write_private
 
 log = logging.getLogger("cardtui.client")  # the client's logger: the seat file is its concern
 
@@ -18,7 +19,8 @@ class SeatIdentity:
 
     token: bytes | None = None
     key: Identity = field(default_factory=Identity.generate)
-    nonces: dict[str, str] = field(default_factory=dict)  # "round/epoch" -> hex
+    nonces: dict[str, str] = field(default_factory=dict)  # "table round/epoch" -> hex
+    revealed: set[str] = field(default_factory=set)  # keys of nonces already revealed: never reused
 
     @classmethod
     def load(cls, path: Path | None) -> SeatIdentity:
@@ -27,7 +29,8 @@ class SeatIdentity:
             try:
                 data = json.loads(path.read_text())
                 return cls(bytes.fromhex(data["token"]) if data.get("token") else None,
-                           Identity(bytes.fromhex(data["key"])), dict(data.get("nonces", {})))
+                           Identity(bytes.fromhex(data["key"])), dict(data.get("nonces", {})),
+                           {str(key) for key in data.get("revealed", [])})
             except (ValueError, KeyError, TypeError, FairnessError):
                 log.warning("ignoring unreadable seat file %s", path)
         return cls()
@@ -36,11 +39,7 @@ class SeatIdentity:
         """Store the identity at `path` (readable by its owner only)."""
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Written whole then renamed: a seat killed mid-write must still find its seat and key.
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.touch(mode=0o600)  # never readable by others, not even before the first write
-        tmp.chmod(0o600)
-        tmp.write_text(json.dumps({"token": self.token.hex() if self.token else None,
-                                   "key": self.key.seed.hex(), "nonces": self.nonces}))
-        tmp.replace(path)
+        # Written whole: a seat killed mid-write must still find its seat and key.
+        write_private(path, json.dumps({"token": self.token.hex() if self.token else None,
+                                        "key": self.key.seed.hex(), "nonces": self.nonces,
+                                        "revealed": sorted(self.revealed)}))

@@ -15,6 +15,7 @@ from engine.errors import IllegalMove, RecordError
 from engine.games import game_named
 from engine.match import Match, Round
 from engine.records import Record
+from netplay.machine import write_private
 from netplay.session.events import (
     GameSession,
     MatchEnded,
@@ -182,10 +183,7 @@ class LocalMatch(GameSession):
         data = self.saved_json()
         if self.save_path is None or data is None:
             return None
-        self.save_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.save_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(self.save_path)
+        write_private(self.save_path, json.dumps(data, indent=1))
         self.emit(Notice(f"saved to {self.save_path}"))
         return self.save_path
 

@@ -9,8 +9,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-import platformdirs
-
+from netplay.machine import data_dir
 from netplay.relay.client import relay_url
 from netplay.relay.wire import parse_room_code
 from netplay.seat.remote import RemoteSession, play_as_bot
@@ -29,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bot", choices=("greedy", "random"),
                         help="let a bot play this seat instead of opening the app")
     parser.add_argument("--watch", action="store_true", help="watch as a spectator")
+    parser.add_argument("--expect", metavar="FINGERPRINT",
+                        help="refuse the table unless the host's fingerprint is this one"
+                             " (`cardtui host` prints it)")
     parser.add_argument("--seat-file", type=Path, metavar="FILE",
                         help="where this seat's secret is kept, to come back after a crash")
     add_player_arguments(parser)
@@ -37,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def seat_file_for(url: str, room: str | None, name: str) -> Path:
     """The default place for a seat's secret: one file per table and name."""
     digest = hashlib.sha256(f"{url} {room} {name}".encode()).hexdigest()[:16]
-    return platformdirs.user_data_path("cardtui") / "seats" / f"{digest}.json"
+    return data_dir() / "seats" / f"{digest}.json"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,18 +59,22 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(bot_main(url, room, name, args, seat_file))
     return asyncio.run(run_seat_app(url, room, name, args.sign, owner=None, result=args.result,
                                     ascii_only=args.ascii, seat_file=seat_file,
-                                    watch=args.watch))
+                                    watch=args.watch, expect=args.expect))
 
 
 async def bot_main(url: str, room: str | None, name: str, args: argparse.Namespace,
                    seat_file: Path) -> int:
     """Play the seat with a bot, printing each event as a line."""
     session = RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
-                            identity_path=seat_file, result_path=args.result)
+                            identity_path=seat_file, result_path=args.result,
+                            expect=args.expect)
     try:
         await session.start()
-    except (OSError, ValueError) as exc:
+        await session.wait_seated()
+    except (OSError, ValueError, TimeoutError) as exc:
         print(f"cardtui join: cannot reach {url}: {exc}", file=sys.stderr)
+        return 2
+    if await refused(session):
         return 2
     result = await play_as_bot(session, args.bot, seed=hash(name) & 0xFFFF)
     await session.close()
@@ -79,16 +85,28 @@ async def bot_main(url: str, room: str | None, name: str, args: argparse.Namespa
 async def run_seat_app(url: str, room: str | None, name: str, sign: str | None, *,
                        owner: bytes | None, result: Path | None, ascii_only: bool = False,
                        seat_file: Path | None = None, watch: bool = False,
-                       join_hint: str = "") -> int:
+                       join_hint: str = "", expect: str | None = None) -> int:
     """Open the app for a seat at a networked table."""
     from tui.app import CardApp
 
     session = RemoteSession(game="", url=url, room=room, name=name, sign=sign, owner=owner,
-                            identity_path=seat_file, result_path=result, watch=watch)
+                            identity_path=seat_file, result_path=result, watch=watch,
+                            expect=expect)
     session.extra["join_hint"] = join_hint
     await session.start()
     await session.wait_seated()
+    if await refused(session):
+        return 2
     app = CardApp(session, ascii_only=ascii_only)
     await app.run_async()
     await session.close()
     return 0
+
+
+async def refused(session: RemoteSession) -> bool:
+    """Say why, and leave, when the host is not the one `--expect` names."""
+    if session.refused is None:
+        return False
+    print(f"cardtui join: {session.refused}", file=sys.stderr)
+    await session.close()
+    return True

@@ -311,7 +311,8 @@ class GameScreen(Screen[None]):
             row.cursor = target
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        game = self.session.game
+        self.app.push_screen(HelpScreen(str(getattr(game, "name", game))))
 
     def action_log_page(self, direction: int) -> None:
         log = self.log_widget
