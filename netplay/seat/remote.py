@@ -346,10 +346,9 @@ class RemoteSession(ClientChecks, GameSession):
         try:
             await asyncio.sleep(RESYNC_RETRY_SECONDS)
             if self.phase == "marker" and not self.closed:
-                if self._welcome.is_set():
-                    await self._send(pack("sync", c=self.chain_no, n=self._have()))
-                else:
-                    await self._send_join()
+                # A join, not a sync: it also rebinds this conn to its seat if the refused
+                # request was the join after a host came back.
+                await self._send_join()
         finally:
             self._retry = None
 
