@@ -305,6 +305,7 @@ class RemoteSession(ClientChecks, GameSession):
             "lobby": self._on_lobby, "chat": self._on_chat, "shuffle": self._on_shuffle,
             "reveal": self._on_reveal, "fwd": self._on_fwd, "deck": self._on_deck,
             "deal": self._on_deal, "moved": self._on_moved, "round_end": self._on_round_end,
+            "seeds": self._on_seeds,
             "match_end": self._on_match_end,
         }.get(msg["t"])
         if handler is None:
