@@ -219,7 +219,7 @@ async def serve(args: argparse.Namespace) -> int:
         port = await listen(runner, "127.0.0.1", 0 if args.api_bind else args.port)
         api_port = None
         if args.api_bind:
-            api_port = await listen(runner, args.api_bind, args.port)
+            api_port = await listen(runner, args.api_bind, args.port, capped=True)
             opened.ports.add(api_port)
         server = f"http://127.0.0.1:{port}"
         tables.relay_url = f"ws://127.0.0.1:{port}/ws"
@@ -251,7 +251,7 @@ async def serve(args: argparse.Namespace) -> int:
             web_door = WebDoor(lambda name: entry_command(server, name), session_environment(),
                                sessions, throttle, args.password, origins)
             web_port = await listen(await start_runner(web_door.app(), runners), args.bind,
-                                    args.web_port)
+                                    args.web_port, capped=True)
         announce(args, door.fingerprint, ssh_port, port, api_port, web_port)
         await until_signalled()
     print("cardtui serve stopped.", flush=True)
@@ -308,11 +308,28 @@ async def start_runner(app: object, runners: list) -> object:
     return runner
 
 
-async def listen(runner: object, bind: str, port: int) -> int:
-    """Serve runner's application on bind:port as well; return the bound port."""
+async def listen(runner: object, bind: str, port: int, capped: bool = False) -> int:
+    """Serve runner's application on bind:port as well; return the bound port.
+
+    capped: count connections per address and in total (netplay.table.opened.ConnectionCap),
+    for listeners that strangers reach.
+    """
+    import asyncio
+
     from aiohttp import web
 
-    site = web.TCPSite(runner, bind, port)  # type: ignore[arg-type]
+    from netplay.table.opened import ConnectionCap
+
+    class Site(web.TCPSite):
+        async def start(self) -> None:
+            await web.BaseSite.start(self)
+            factory = self._runner.server
+            assert factory is not None
+            self._server = await asyncio.get_running_loop().create_server(
+                ConnectionCap().wrap(factory) if capped else factory, self._host, self._port,
+                backlog=self._backlog)
+
+    site = Site(runner, bind, port)  # type: ignore[arg-type]
     await site.start()
     return site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
