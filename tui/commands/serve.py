@@ -55,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-sessions", type=int, default=64, help="SSH sessions at once")
     parser.add_argument("--sessions-per-address", type=int, default=4,
                         help="SSH sessions at once from one client address")
+    parser.add_argument("--idle-minutes", type=float, default=30.0,
+                        help="close an SSH or browser session after this long without input")
     parser.add_argument("--empty-table-seconds", type=float, default=120.0,
                         help="close a table nobody sits at or watches for this long")
     parser.add_argument("--away-seconds", type=float, default=30.0,
@@ -82,9 +84,10 @@ def check(args: argparse.Namespace) -> str | None:
     for name in ("max_tables", "max_sessions", "sessions_per_address"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1"
-    if args.empty_table_seconds <= 0 or args.away_seconds <= 0 or args.bot_speed < 0:
-        return ("--empty-table-seconds and --away-seconds must be positive, --bot-speed not"
-                " negative")
+    if (args.empty_table_seconds <= 0 or args.away_seconds <= 0 or args.bot_speed < 0
+            or args.idle_minutes <= 0):
+        return ("--empty-table-seconds, --away-seconds and --idle-minutes must be positive,"
+                " --bot-speed not negative")
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
         return f"--authorized-keys {args.authorized_keys}: no such file"
     if args.password == "":
@@ -231,7 +234,8 @@ async def serve(args: argparse.Namespace) -> int:
             return launch_command(warm, server, session.username)
 
         limits = DoorLimits(sessions_per_address=args.sessions_per_address,
-                            total_sessions=args.max_sessions)
+                            total_sessions=args.max_sessions,
+                            idle_timeout=args.idle_minutes * 60)
         sessions = SessionCounter(limits.total_sessions, limits.sessions_per_address)
         throttle = LoginThrottle()
         door = SSHDoor(command, args.host_key or default_host_key(), port=args.ssh_port,
@@ -249,7 +253,8 @@ async def serve(args: argparse.Namespace) -> int:
                                           in (reachable_address(args.bind), "127.0.0.1",
                                               "localhost")]
             web_door = WebDoor(lambda name: entry_command(server, name), session_environment(),
-                               sessions, throttle, args.password, origins)
+                               sessions, throttle, args.password, origins,
+                               idle_timeout=limits.idle_timeout)
             web_port = await listen(await start_runner(web_door.app(), runners), args.bind,
                                     args.web_port, capped=True)
         announce(args, door.fingerprint, ssh_port, port, api_port, web_port)
