@@ -50,6 +50,7 @@ class TableLimits:
     sweep_seconds: float = 1.0
     bot_delay: float = 0.6
     away_timeout: float = 30.0
+    turn_seconds: float | None = 60.0  # server tables have a turn timer; None: none
 
     def __post_init__(self) -> None:
         for name in ("max_tables", "empty_seconds", "sweep_seconds", "away_timeout"):
@@ -201,7 +202,8 @@ class TablesService:
         owner = secrets.token_hex(16)
         config = HostConfig(game=request.game, players=request.players, bots=request.bots,
                             bot_delay=self.limits.bot_delay,
-                            away_timeout=self.limits.away_timeout, owner_secret=owner)
+                            away_timeout=self.limits.away_timeout, owner_secret=owner,
+                            turn_seconds=self.limits.turn_seconds)
         host = Host(config, on_event=lambda text: log.debug("table: %s", text))
         conn = await RelayConnection.open_room(self.relay_url)
         table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
