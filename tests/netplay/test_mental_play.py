@@ -48,12 +48,12 @@ def play_out(parties: dict[int, MentalPlay], seed: int, kinds: tuple[str, str] =
     while True:
         if deliver(parties):
             continue
-        movers = [(p, play) for p, play in parties.items() if play.state is not None
+        movers = [play for p, play in parties.items() if play.state is not None
                   and not play.moves and not play.state.round_over
                   and play.seat_parties[play.state.turn] == p]
         if not movers:
             break
-        party, play = movers[0]
+        play = movers[0]
         seat = play.state.turn
         bot = bots.setdefault(seat, make_bot(kinds[seat % 2], seed + seat))
         move = bot.choose(play.state.view(seat))
