@@ -1,0 +1,257 @@
+"""The expert bot: determinized Monte Carlo search from what its seat can see.
+
+Each playout deals the hidden cards at random, consistently with the seat's
+view (engine.sampling), picks one of the seat's legal moves by UCB1, and plays
+the round out on the fast representation (engine.playout) with a greedy
+policy for every seat. The move played most often wins. The search stops at a
+playout budget or a time limit, whichever comes first; a single legal move is
+played at once.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from engine import hekata, zodiak
+from engine.errors import IllegalMove
+from engine.match import Round
+from engine.playout import (
+    ACES,
+    DRAW,
+    EIGHTS,
+    FOLLOW,
+    RANK,
+    RANK_MASK,
+    SUIT,
+    SUIT_MASK,
+    FastHekata,
+    FastMove,
+    FastZodiak,
+    bits,
+    from_engine_move,
+)
+from engine.sampling import HekataBelief, ZodiakBelief
+
+DEFAULT_SECONDS = 0.8
+"""The default thinking time per move; the issue's bound is 1 s on one core."""
+EXPLORATION = 0.7
+MAX_PLAYOUT_MOVES = 600  # a Zodiak round that long is looping on draws: score it as it stands
+RANDOM_MOVE_CHANCE = 0.1  # playouts stray from greedy now and then, so one line is not trusted blindly
+
+Move = TypeVar("Move")
+
+
+class ExpertBot:
+    """Searches for the move that wins most often over sampled deals of the hidden cards."""
+
+    name = "expert"
+    needs_history = True  # the history tells which reshuffle each hidden card may come from
+    thinks = True  # callers run `choose` off their event loop
+
+    def __init__(self, seed: int | None = None, seconds: float | None = DEFAULT_SECONDS,
+                 playouts: int | None = None) -> None:
+        if seconds is not None and seconds <= 0:
+            raise IllegalMove("the expert's thinking time must be more than 0 seconds")
+        if playouts is not None and playouts < 1:
+            raise IllegalMove("the expert needs at least 1 playout per move")
+        if seconds is None and playouts is None:
+            seconds = DEFAULT_SECONDS
+        self.rng = random.Random(seed)
+        self.seconds = seconds
+        self.playouts = playouts
+        self.last_playouts = 0
+
+    def choose(self, view: Round) -> zodiak.ZodiakMove | hekata.HekataMove:
+        """The legal move that did best in the search."""
+        if view.turn is None:
+            raise IllegalMove("the round is over: there is no move to choose")
+        if isinstance(view, zodiak.ZodiakRound):
+            return self._choose_zodiak(view)
+        return self._choose_hekata(view)
+
+    def _choose_zodiak(self, view: zodiak.ZodiakRound) -> zodiak.ZodiakMove:
+        moves = list(view.legal_moves())
+        belief = ZodiakBelief(view)
+        me = view.turn
+        assert me is not None
+        fast_moves = [from_engine_move(m) for m in moves]
+        rng = self.rng
+
+        def playout(index: int) -> float:
+            state = belief.sample(rng)
+            state.push(fast_moves[index])
+            return zodiak_reward(play_zodiak_out(state, rng), me)
+
+        return moves[self._search(len(moves), playout)]
+
+    def _choose_hekata(self, view: hekata.HekataDeal) -> hekata.HekataMove:
+        moves = list(view.legal_moves())
+        belief = HekataBelief(view)
+        me = view.turn
+        assert me is not None
+        rng = self.rng
+        start = list(view.scores)
+
+        def playout(index: int) -> float:
+            state = belief.sample(rng)
+            move = moves[index]
+            state.push(move.card, move.trick is not None)
+            return hekata_reward(play_hekata_out(state, rng), me, start)
+
+        return moves[self._search(len(moves), playout)]
+
+    def _search(self, count: int, playout: Callable[[int], float]) -> int:
+        """The index of the move chosen by UCB1 over `count` moves, each scored by `playout`."""
+        self.last_playouts = 0
+        if count == 1:
+            return 0
+        deadline = time.perf_counter() + self.seconds if self.seconds is not None else math.inf
+        budget = self.playouts if self.playouts is not None else 1 << 62
+        visits = [0] * count
+        totals = [0.0] * count
+        done = 0
+        while done < budget and (done < count or time.perf_counter() < deadline):
+            if done < count:
+                index = done
+            else:
+                log_done = math.log(done)
+                index = max(range(count), key=lambda i: totals[i] / visits[i]
+                            + EXPLORATION * math.sqrt(log_done / visits[i]))
+            totals[index] += playout(index)
+            visits[index] += 1
+            done += 1
+        self.last_playouts = done
+        return max(range(count), key=lambda i: (visits[i], totals[i] / max(visits[i], 1)))
+
+
+# -- Zodiak playouts --------------------------------------------------------
+
+
+def zodiak_reward(state: FastZodiak, seat: int) -> float:
+    """1 for winning the round, a little for holding few cards otherwise, 0 for the rest."""
+    if state.winner == seat:
+        return 1.0
+    if state.winner < 0:
+        sizes = [h.bit_count() for h in state.hands]
+        return 0.3 if sizes[seat] == min(sizes) else 0.0
+    return 0.0
+
+
+def play_zodiak_out(state: FastZodiak, rng: random.Random) -> FastZodiak:
+    """Play the round to its end with `zodiak_policy` for every seat."""
+    for _ in range(MAX_PLAYOUT_MOVES):
+        if state.turn < 0:
+            break
+        state.push(zodiak_policy(state, rng))
+    return state
+
+
+def ace_comes_back(state: FastZodiak, seat: int) -> bool:
+    """Whether answering the pending ace with an ace would pass the penalty round to `seat` itself.
+
+    RULES 1.6: players with no cards are skipped while a penalty is passed on,
+    so when every other hand is empty the answer's penalty returns to its player
+    (unless the ace was the player's last card, which ends the round).
+    """
+    hands = state.hands
+    return hands[seat].bit_count() > 1 and not any(h for s, h in enumerate(hands) if s != seat)
+
+
+def zodiak_policy(state: FastZodiak, rng: random.Random) -> FastMove:
+    """A greedy move like engine.bots.GreedyBot's, sometimes a random one."""
+    seat = state.turn
+    hand = state.hands[seat]
+    if state.penalty:
+        if state.from_ace and hand & ACES and not ace_comes_back(state, seat):
+            return (bits(hand & ACES)[0],), -1
+        return DRAW
+    if rng.random() < RANDOM_MOVE_CHANCE:
+        return rng.choice(state.legal_moves())
+    starters = state.starters()
+    if not starters:
+        return DRAW
+    size = hand.bit_count()
+    nxt = (seat + 1) % state.players
+    threat = state.hands[nxt].bit_count() <= 2
+    zodiac_card = state.zodiac[seat]
+    specials = ACES | EIGHTS | (1 << zodiac_card)
+    if state.declared >= 0:
+        matching = SUIT_MASK[state.declared]
+    else:
+        top = state.top
+        matching = SUIT_MASK[SUIT[top]] | RANK_MASK[RANK[top]]
+    best: FastMove = DRAW
+    best_score = 0.0
+    for first in bits(starters):
+        if RANK[first] == 8:
+            rest = hand & ~(1 << first)
+            score = 5.0 if size > 1 else 1000.0
+            if score > best_score:
+                suit = max(range(4), key=lambda s: ((rest & SUIT_MASK[s]).bit_count(), -s))
+                best, best_score = ((first,), suit), score
+            if not matching >> first & 1:
+                continue
+        run, length, special_count = _longest_run(first, hand & ~(1 << first), specials)
+        score = 10.0 * length
+        if length == size:
+            score += 1000
+        if length == 1 and RANK[first] == 1:
+            score += 15 if threat else -4
+        elif length == 1 and first == zodiac_card:
+            score += 40 if threat else 8
+        else:
+            score -= 6 * special_count
+        score += 0.5 * (hand & SUIT_MASK[SUIT[run[-1]]]).bit_count()
+        if length == 1 and RANK[first] == 8:
+            continue  # the eight alone was scored as wild above
+        if score > best_score:
+            best, best_score = (run, -1), score
+    return best
+
+
+def _longest_run(first: int, rest: int, specials: int) -> tuple[tuple[int, ...], int, int]:
+    """The longest run from `first` through `rest` (fewest specials among equals), by search."""
+    best: tuple[tuple[int, ...], int, int] = ((first,), 1, specials >> first & 1)
+    stack = [((first,), first, rest, specials >> first & 1)]
+    steps = 0
+    while stack and steps < 400:  # long hands branch a lot: the first 400 runs are plenty
+        steps += 1
+        run, last, left, special_count = stack.pop()
+        if len(run) > best[1] or (len(run) == best[1] and special_count < best[2]):
+            best = (run, len(run), special_count)
+        follow = FOLLOW[last] & left
+        while follow:
+            low = follow & -follow
+            follow ^= low
+            c = low.bit_length() - 1
+            stack.append((run + (c,), c, left ^ low, special_count + (specials >> c & 1)))
+    return best
+
+
+# -- Hekata playouts --------------------------------------------------------
+
+
+def hekata_reward(state: FastHekata, seat: int, start: Sequence[int]) -> float:
+    """Mostly whether the seat's team gained more in the deal, partly by how much."""
+    team = state.team(seat)
+    gained = [now - before for now, before in zip(state.scores, start)]
+    margin = gained[team] - gained[1 - team]
+    won = 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
+    return 0.8 * won + 0.2 * (0.5 + 0.5 * math.tanh(margin / 3000))
+
+
+def play_hekata_out(state: FastHekata, rng: random.Random) -> FastHekata:
+    """Play the deal to its end: take the best trick on offer, else lay a random card."""
+    while state.turn >= 0:
+        card, total = state.best_take()
+        if card >= 0:
+            state.push(card, True)
+            continue
+        hand = state.hands[state.turn]
+        held = [c for c in range(10) if hand[c]]
+        state.push(rng.choice(held), False)
+    return state
