@@ -14,9 +14,10 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from itertools import islice
 
 from engine import hekata, zodiak
+from engine.cards import SUITS
 from engine.errors import IllegalMove
 from engine.match import Round
 from engine.playout import (
@@ -32,7 +33,10 @@ from engine.playout import (
     FastMove,
     FastZodiak,
     bits,
+    card_index,
     from_engine_move,
+    random_move,
+    to_engine_move,
 )
 from engine.sampling import HekataBelief, ZodiakBelief
 
@@ -41,9 +45,6 @@ DEFAULT_SECONDS = 0.8
 EXPLORATION = 0.7
 MAX_PLAYOUT_MOVES = 600  # a Zodiak round that long is looping on draws: score it as it stands
 RANDOM_MOVE_CHANCE = 0.1  # playouts stray from greedy now and then, so one line is not trusted blindly
-
-Move = TypeVar("Move")
-
 
 class ExpertBot:
     """Searches for the move that wins most often over sampled deals of the hidden cards."""
@@ -74,7 +75,7 @@ class ExpertBot:
         return self._choose_hekata(view)
 
     def _choose_zodiak(self, view: zodiak.ZodiakRound) -> zodiak.ZodiakMove:
-        moves = list(view.legal_moves())
+        moves = zodiak_candidates(view)
         belief = ZodiakBelief(view)
         me = view.turn
         assert me is not None
@@ -130,6 +131,39 @@ class ExpertBot:
 
 # -- Zodiak playouts --------------------------------------------------------
 
+MAX_CANDIDATES = 120
+
+
+def zodiak_candidates(view: zodiak.ZodiakRound) -> list[zodiak.ZodiakMove]:
+    """The moves the search compares: every legal move, or for a hand with too many runs to
+    compare, each card alone, the longest run from each card, and the draw."""
+    moves = list(islice(view.legal_moves(), MAX_CANDIDATES + 1))
+    if len(moves) <= MAX_CANDIDATES:
+        return moves
+    seat = view.turn
+    assert seat is not None
+    hand = 0
+    for card in view.hands[seat]:
+        if card is not None:
+            hand |= 1 << card_index(card)
+    state = FastZodiak([hand if s == seat else 0 for s in range(view.players)],
+                       card_index(view.top), [], [], [0] * view.players, seat)
+    state.declared = SUITS.index(view.declared) if view.declared else -1
+    state.penalty, state.from_ace = view.penalty, view.penalty_from_ace
+    found: list[FastMove] = []
+    for first in bits(state.starters()):
+        if RANK[first] == 8 and not state.penalty:
+            found += [((first,), suit) for suit in range(4)]
+        else:
+            found.append(((first,), -1))
+        run = _longest_run(first, hand & ~(1 << first), 0)[0]
+        if len(run) > 1 and not state.penalty:
+            found.append((run, -1))
+    found.append(DRAW)
+    candidates = [to_engine_move(move) for move in dict.fromkeys(found)]
+    return [move for move in candidates if view.is_legal(move)]
+
+
 
 def zodiak_reward(state: FastZodiak, seat: int) -> float:
     """1 for winning the round, a little for holding few cards otherwise, 0 for the rest."""
@@ -170,7 +204,7 @@ def zodiak_policy(state: FastZodiak, rng: random.Random) -> FastMove:
             return (bits(hand & ACES)[0],), -1
         return DRAW
     if rng.random() < RANDOM_MOVE_CHANCE:
-        return rng.choice(state.legal_moves())
+        return random_move(state, rng)
     starters = state.starters()
     if not starters:
         return DRAW
@@ -247,7 +281,7 @@ def hekata_reward(state: FastHekata, seat: int, start: Sequence[int]) -> float:
 def play_hekata_out(state: FastHekata, rng: random.Random) -> FastHekata:
     """Play the deal to its end: take the best trick on offer, else lay a random card."""
     while state.turn >= 0:
-        card, total = state.best_take()
+        card, _total = state.best_take()
         if card >= 0:
             state.push(card, True)
             continue

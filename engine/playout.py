@@ -74,8 +74,22 @@ def from_engine_move(move: zodiak.ZodiakMove) -> FastMove:
 class FastZodiak:
     """A Zodiak round with every card known, on bit masks (RULES.md section 1)."""
 
-    __slots__ = ("players", "hands", "top", "under", "stock", "declared", "penalty", "from_ace",
-                 "winner", "turn", "idle", "blocked", "zodiac", "rng")
+    __slots__ = (
+        "blocked",
+        "declared",
+        "from_ace",
+        "hands",
+        "idle",
+        "penalty",
+        "players",
+        "rng",
+        "stock",
+        "top",
+        "turn",
+        "under",
+        "winner",
+        "zodiac",
+    )
 
     def __init__(self, hands: list[int], top: int, under: list[int], stock: list[int],
                  zodiac_cards: list[int], turn: int, rng: random.Random | None = None) -> None:
@@ -301,7 +315,7 @@ class FastHekata:
     the moves `HekataDeal.legal_moves` lists.
     """
 
-    __slots__ = ("players", "hands", "table", "stock", "scores", "turn", "target")
+    __slots__ = ("hands", "players", "scores", "stock", "table", "target", "turn")
 
     def __init__(self, hands: list[list[int]], table: list[int], stock: list[int],
                  scores: list[int], turn: int) -> None:

@@ -404,11 +404,14 @@ class RemoteSession(ClientChecks, GameSession):
             await self._http.close()
 
 
-async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0) -> dict[str, Any] | None:
+async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0, *,
+                      seconds: float | None = None,
+                      playouts: int | None = None) -> dict[str, Any] | None:
     """Play `session`'s seat with a bot until the match ends; return the result."""
     from engine.bots import make_bot
+    from netplay.botplay import choose_off_loop
 
-    bot = make_bot(kind, seed)
+    bot = make_bot(kind, seed, seconds=seconds, playouts=playouts)
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
     async for event in session.events():
@@ -423,7 +426,7 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0) -> dict[
             continue
         answered = position
         try:
-            await session.submit(bot.choose(view.view(session.my_seat)))
+            await session.submit(await choose_off_loop(bot, view.view(session.my_seat)))
         except IllegalMove as exc:
             log.error("bot chose an illegal move: %s", exc)
     return session.result

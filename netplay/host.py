@@ -34,6 +34,7 @@ from engine.errors import IllegalMove
 from engine.match import Match, Round, check_players
 from engine.records import Record
 from engine.simulate import deal_winner
+from netplay.botplay import choose_off_loop
 from netplay.fairness import (
     TABLE,
     CardOpening,
@@ -377,6 +378,8 @@ class Host(HostLobby, HostDealing, HostStore):
             if self.state is not state or state.turn != seat:
                 continue
             bot = bots.setdefault(seat, make_bot(occupant.bot or "greedy", self.seed + seat))
-            move = bot.choose(state.view(seat))
             n = len(state.history)
+            move = await choose_off_loop(bot, state.view(seat))
+            if self.state is not state or state.turn != seat or len(state.history) != n:
+                continue  # the table moved on while the bot was thinking
             await self._locked(lambda s=seat, n=n, m=move: self._apply(s, n, m))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import platformdirs
 
+from engine.bots import BOT_KINDS
 from netplay.client import RemoteSession, play_as_bot
 from netplay.relay_client import relay_url
 from netplay.wire import parse_room_code
@@ -26,8 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the host's address, or the room code when --relay is given")
     parser.add_argument("--relay", metavar="URL", help="the relay holding the room (ws://HOST:PORT)")
     parser.add_argument("--room", help="the room code, when the host's relay holds several rooms")
-    parser.add_argument("--bot", choices=("greedy", "random"),
+    parser.add_argument("--bot", choices=BOT_KINDS,
                         help="let a bot play this seat instead of opening the app")
+    parser.add_argument("--think", type=float, metavar="SECONDS",
+                        help="with --bot expert: its time limit per move (default 0.8)")
+    parser.add_argument("--playouts", type=int, metavar="N",
+                        help="with --bot expert: its playouts per move instead of a time limit")
     parser.add_argument("--watch", action="store_true", help="watch as a spectator")
     parser.add_argument("--seat-file", type=Path, metavar="FILE",
                         help="where this seat's secret is kept, to come back after a crash")
@@ -70,7 +75,9 @@ async def bot_main(url: str, room: str | None, name: str, args: argparse.Namespa
     except (OSError, ValueError) as exc:
         print(f"cardtui join: cannot reach {url}: {exc}", file=sys.stderr)
         return 2
-    result = await play_as_bot(session, args.bot, seed=hash(name) & 0xFFFF)
+    result = await play_as_bot(session, args.bot, seed=hash(name) & 0xFFFF,
+                               seconds=getattr(args, "think", None),
+                               playouts=getattr(args, "playouts", None))
     await session.close()
     print(f"result: {result}", flush=True)
     return 0 if result is not None else 1
