@@ -27,13 +27,13 @@ from typing import Any, ClassVar
 
 import nacl
 
-import netplay.client_checks as client_module  # where the fairness checks are called from
-from netplay.client import RemoteSession, play_as_bot
-from netplay.fairness import RoundAudit, TranscriptChain
-from netplay.host import Host, HostConfig
+import netplay.seat.checks as client_module  # where the fairness checks are called from
+from netplay.fair import RoundAudit, TranscriptChain
 from netplay.protocol import RoundLedger
-from netplay.relay import start_relay
-from netplay.relay_client import RelayConnection
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.table.host import Host, HostConfig
 
 SEATS = 4
 TARGET_MS = 50.0

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import nacl
 
 from engine.cards import french_deck
-from netplay.fairness import (
+from netplay.fair import (
     DEALER,
     TABLE,
     CardOpening,

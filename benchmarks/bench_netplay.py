@@ -21,8 +21,8 @@ import tempfile
 import time
 
 from engine.bots import make_bot
-from netplay.client import RemoteSession
-from netplay.session import MatchEnded, MoveMade
+from netplay.seat.remote import RemoteSession
+from netplay.session.events import MatchEnded, MoveMade
 
 
 def free_port() -> int:

@@ -37,7 +37,7 @@ SSH_OPTIONS = [
 
 async def serve(host_key: Path, app: list[str], total_sessions: int) -> None:
     """Run a door on a free loopback port, print the port, and serve until stdin closes."""
-    from netplay.sshdoor import DoorLimits, SSHDoor
+    from netplay.ssh.door import DoorLimits, SSHDoor
 
     limits = DoorLimits(sessions_per_address=total_sessions, total_sessions=total_sessions)
     door = SSHDoor(lambda session: app, host_key, port=0, bind="127.0.0.1", limits=limits)

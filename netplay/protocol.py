@@ -2,7 +2,7 @@
 
 Every relay frame body is a MessagePack map with a string `t` (docs/PROTOCOL.md, "Game
 messages"). Everything the host says to the table travels as a signed, numbered, hash-chained
-`s` envelope (one chain per round, netplay/transcript.py); a seat's moves and nonces travel the
+`s` envelope (one chain per round, netplay/fair/transcript.py); a seat's moves and nonces travel the
 same way inside it. Cards reach their seat sealed with their opening (docs/FAIRNESS.md), so the
 relay sees only ciphertext and every card can be checked against the dealer's commitments.
 `RoundLedger` is what a seat keeps of one round to check it, then audit and replay it.
@@ -18,7 +18,7 @@ from engine import hekata, zodiak
 from engine.cards import Card, french_deck, hekata_deck, parse_digit
 from engine.errors import IllegalMove, RecordError
 from engine.match import Round
-from netplay.fairness import (
+from netplay.fair import (
     DEALER,
     TABLE,
     CardOpening,
@@ -33,7 +33,7 @@ from netplay.fairness import (
     shuffle_order,
     sign_message,
 )
-from netplay.wire import ProtocolError, decode, encode
+from netplay.relay.wire import ProtocolError, decode, encode
 
 MAX_BODY_BYTES = 60_000
 SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has

@@ -34,3 +34,76 @@ def test_imports_flow_one_way() -> None:
     engine = imported_packages("engine")
     assert not engine & {"netplay", "tui", "textual", "aiohttp", "asyncio", "asyncssh"}
     assert not imported_packages("netplay") & {"tui", "textual"}
+
+
+# docs/DESIGN.md, "Layout": which netplay sub-package may import which (besides itself and engine).
+NETPLAY_MAY_IMPORT: dict[str, set[str]] = {
+    "relay": set(),
+    "fair": set(),
+    "session": set(),
+    "ssh": set(),
+    "protocol": {"relay", "fair"},
+    "table": {"relay", "fair", "protocol", "session"},
+    "seat": {"relay", "fair", "protocol", "session"},
+}
+
+
+def netplay_part(module: str) -> str | None:
+    """The netplay sub-package (or top-level module) that `module` belongs to."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "netplay" and len(parts) > 1 else None
+
+
+def module_imports(path: Path) -> set[str]:
+    """The absolute module names `path` imports, at run time or for type checking alike."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def module_name(path: Path) -> str:
+    """The dotted module name of a source file under ROOT."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_netplay_packages_import_only_what_design_allows() -> None:
+    """DESIGN 'Layout': each netplay sub-package imports only the sub-packages listed for it."""
+    wrong = []
+    for path in (ROOT / "netplay").rglob("*.py"):
+        own = netplay_part(module_name(path))
+        if own is None:
+            continue
+        assert own in NETPLAY_MAY_IMPORT, f"{own} is not in DESIGN.md's layout"
+        for imported in module_imports(path):
+            part = netplay_part(imported)
+            if part not in (None, own) and part not in NETPLAY_MAY_IMPORT[own]:
+                wrong.append(f"{path.relative_to(ROOT)} imports {imported}")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_no_import_cycles() -> None:
+    """DESIGN 'Layout': no module of engine, netplay or tui imports one that imports it back."""
+    modules = {module_name(p): p for pkg in ("engine", "netplay", "tui")
+               for p in (ROOT / pkg).rglob("*.py")}
+    graph = {name: {m for m in module_imports(path) if m in modules and m != name}
+             for name, path in modules.items()}
+    state: dict[str, int] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for nxt in sorted(graph[name]):
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(trail + [name, nxt]))
+            if nxt not in state:
+                visit(nxt, trail + [name])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])

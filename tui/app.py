@@ -8,7 +8,7 @@ from typing import ClassVar
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from netplay.session import GameSession
+from netplay.session.events import GameSession
 from tui.matchsetup import MatchOptions
 from tui.screens.game import GameScreen
 

@@ -12,8 +12,8 @@ from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.match import check_players
 from engine.zodiak import SIGNS, parse_sign
-from netplay.local import LocalMatch
-from netplay.session import SeatInfo
+from netplay.session.events import SeatInfo
+from netplay.session.local import LocalMatch
 
 BOT_NAMES = ("Ada", "Boris", "Cleo")
 DEFAULT_PLAYERS = {"zodiak": 3, "hekata": 4}

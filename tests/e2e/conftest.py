@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from netplay.sshdoor import SSHDoor
+from netplay.ssh.door import SSHDoor
 
 # Generous: only a broken door should ever get near it, and polling returns as soon as it can.
 SSH_WAIT_SECONDS = 15.0

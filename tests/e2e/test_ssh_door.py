@@ -14,7 +14,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from netplay.sshdoor import DoorLimits, SSHDoor
+from netplay.ssh.door import DoorLimits, SSHDoor
 from tests.e2e.conftest import (
     SSHDoorMaker,
     SSHTmux,

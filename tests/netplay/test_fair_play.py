@@ -19,13 +19,13 @@ import aiohttp
 import msgpack
 from aiohttp import web
 
-from netplay.client import RemoteSession, play_as_bot
-from netplay.fairness import CardOpening, DeckCommitment, Identity, new_secret
-from netplay.host import Host, HostConfig
+from netplay.fair import CardOpening, DeckCommitment, Identity, new_secret
 from netplay.protocol import ChainHead, envelope, inner, pack, unpack
-from netplay.relay import start_relay
-from netplay.relay_client import RelayConnection
-from netplay.session import Notice
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.session.events import Notice
+from netplay.table.host import Host, HostConfig
 
 WAIT = 60.0  # a hang guard only: every wait below returns as soon as its condition holds
 

@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import french_deck, hekata_deck
-from netplay.commit import decode_parts, encode_parts
-from netplay.fairness import (
+from netplay.fair import (
     DEALER,
     RELAY,
     TABLE,
@@ -39,6 +38,7 @@ from netplay.fairness import (
     verify_message,
     verify_opening,
 )
+from netplay.fair.commit import decode_parts, encode_parts
 
 ROOM = "table-5f2c9a"
 ROUND = 3

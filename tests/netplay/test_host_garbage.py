@@ -8,11 +8,11 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netplay.client import RemoteSession, play_as_bot
-from netplay.host import Host, HostConfig
 from netplay.protocol import pack
-from netplay.relay import RelayLimits, start_relay
-from netplay.relay_client import RelayConnection
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import RelayLimits, start_relay
+from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.table.host import Host, HostConfig
 
 # Values a MessagePack map may hold, nested a little.
 leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(),

@@ -8,9 +8,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from netplay.relay import RelayLimits, RunningRelay, start_relay
-from netplay.relay_client import RelayClosed, RelayConnection, RelayRefused, relay_url
-from netplay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
+from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused, relay_url
+from netplay.relay.server import RelayLimits, RunningRelay, start_relay
+from netplay.relay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
 
 
 class Net:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from netplay.relay_client import RelayClosed, RelayConnection
+from netplay.relay.client import RelayClosed, RelayConnection
 
 
 async def start_command(*args: str) -> tuple[asyncio.subprocess.Process, str]:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from netplay.relay import Relay, RelayLimits, RunningRelay, start_relay
-from netplay.relay_client import RelayConnection
-from netplay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import Relay, RelayLimits, RunningRelay, start_relay
+from netplay.relay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
 
 # Generous rate and strikes: these tests look for crashes and state changes, not for limits.
 FUZZ_LIMITS = RelayLimits(

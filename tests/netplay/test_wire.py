@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from netplay.wire import (
+from netplay.relay.wire import (
     PROTOCOL_VERSION,
     ProtocolError,
     check_version,

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from netplay.local import LocalMatch
+from netplay.session.local import LocalMatch
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit, SuitPicker, Summary

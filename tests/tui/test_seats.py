@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-from netplay.client import RemoteSession, play_as_bot
-from netplay.host import Host, HostConfig
-from netplay.relay import start_relay
-from netplay.relay_client import RelayConnection
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.table.host import Host, HostConfig
 from tui.app import CardApp
 from tui.screens.game import GameScreen
 from tui.screens.seats import SeatsScreen

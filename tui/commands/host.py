@@ -15,10 +15,10 @@ import platformdirs
 
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
-from netplay.host import Host, HostConfig
-from netplay.relay import start_relay
-from netplay.relay_client import RelayConnection, relay_url
-from netplay.wire import format_room_code
+from netplay.relay.client import RelayConnection, relay_url
+from netplay.relay.server import start_relay
+from netplay.relay.wire import format_room_code
+from netplay.table.host import Host, HostConfig
 from tui.commands.netargs import add_player_arguments
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"

@@ -12,9 +12,9 @@ from pathlib import Path
 import platformdirs
 
 from engine.bots import BOT_KINDS
-from netplay.client import RemoteSession, play_as_bot
-from netplay.relay_client import relay_url
-from netplay.wire import parse_room_code
+from netplay.relay.client import relay_url
+from netplay.relay.wire import parse_room_code
+from netplay.seat.remote import RemoteSession, play_as_bot
 from tui.commands.netargs import add_player_arguments
 
 HELP = ("Join a networked game: `cardtui join HOST[:PORT]` straight to a host, or"

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _serve(args: argparse.Namespace) -> int:
     # Imported here so `cardtui --help` does not pay for aiohttp.
-    from netplay.relay import RelayLimits, start_relay
+    from netplay.relay.server import RelayLimits, start_relay
 
     limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room)
     try:

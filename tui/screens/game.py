@@ -20,7 +20,7 @@ from textual.widgets import Footer, Header, Static
 
 from engine.errors import IllegalMove
 from engine.match import Round
-from netplay.session import (
+from netplay.session.events import (
     Event,
     GameSession,
     MatchEnded,
@@ -33,6 +33,7 @@ from netplay.session import (
     SeatInfo,
     SeatsChanged,
 )
+from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, Summary
 from tui.screens.help import HelpScreen
 from tui.widgets.gamelog import GameLog
@@ -161,7 +162,7 @@ class GameScreen(Screen[None]):
             if event.seat == self.my_seat:
                 self.sent = False
             self.write_log(self.move_text(event), mine=event.seat == self.my_seat)
-            self.query_one("#last-move", Static).update(f"Last move: {event.text}")
+            self.query_one("#last-move", Static).update(literal(f"Last move: {event.text}"))
         elif isinstance(event, RoundEnded):
             self.view, self.scores = event.view, event.scores
             self.write_log(event.summary, note=True)
@@ -186,7 +187,8 @@ class GameScreen(Screen[None]):
         elif isinstance(event, Notice):
             self.write_log(event.text, note=True)
             if event.level != "info":
-                self.notify(event.text, severity="warning" if event.level == "warning" else "error")
+                self.notify(literal(event.text).plain, markup=False,
+                            severity="warning" if event.level == "warning" else "error")
         self.show_view()
 
     async def _pace(self, seat: int) -> None:
@@ -265,7 +267,7 @@ class GameScreen(Screen[None]):
     def set_status(self, text: str, level: str = "") -> None:
         """The line under the hand: what you are building, whether it is legal, and why not."""
         status = self.query_one("#status", Static)
-        status.update(text)
+        status.update(literal(text))
         status.set_class(level == "error", "-error")
         status.set_class(level == "ok", "-ok")
 

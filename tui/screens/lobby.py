@@ -14,8 +14,9 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
 
-from netplay.tables import PLAYERS, TableInfo, TableRequest, TablesClient
-from netplay.wire import parse_room_code
+from netplay.relay.wire import parse_room_code
+from netplay.table.service import PLAYERS, TableInfo, TableRequest, TablesClient
+from tui.literal import literal
 
 REFRESH_SECONDS = 2.0
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
@@ -137,6 +138,7 @@ class LobbyScreen(Screen[None]):
         self.client = client
         self.player_name = name
         self._first_listing = True
+        self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -161,9 +163,14 @@ class LobbyScreen(Screen[None]):
     async def action_refresh_tables(self) -> None:
         """Fetch the listing from the server."""
         try:
-            self.tables = tuple(await self.client.list())
+            listing = tuple(await self.client.list())
         except (OSError, aiohttp.ClientError, ValueError, KeyError) as exc:
+            self._shown = None
             self.set_status(f"Cannot reach the tables: {exc or type(exc).__name__}", error=True)
+            return
+        if listing != self._shown:  # an unchanged listing is not drawn again (idle sessions)
+            self._shown = listing
+            self.tables = listing
 
     def watch_tables(self, tables: tuple[TableInfo, ...]) -> None:
         widget = self.query_one(DataTable)
@@ -193,7 +200,7 @@ class LobbyScreen(Screen[None]):
     def set_status(self, text: str, error: bool = False) -> None:
         """Show text under the listing, in the error colour if error."""
         status = self.query_one("#lobby-status", Static)
-        status.update(text)
+        status.update(literal(text))
         status.set_class(error, "-error")
 
     def action_new_table(self) -> None:

@@ -14,9 +14,10 @@ from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
 from engine.bots import BOT_KINDS
 from engine.zodiak import SIGN_CARDS
-from netplay.client import RemoteSession
-from netplay.session import SeatInfo
-from netplay.wire import format_room_code
+from netplay.relay.wire import format_room_code
+from netplay.seat.remote import RemoteSession
+from netplay.session.events import SeatInfo
+from tui.literal import literal
 
 POLL_SECONDS = 0.25
 
@@ -103,7 +104,8 @@ class SeatsScreen(Screen[None]):
         row = table.cursor_row
         table.clear()
         for i, seat in enumerate(seats):
-            table.add_row(*seat_row(i, seat, session.game, len(seats), i == session.my_seat))
+            table.add_row(*map(literal, seat_row(i, seat, session.game, len(seats),
+                                                  i == session.my_seat)))
         if seats:
             table.move_cursor(row=min(row, len(seats) - 1))
         taken = sum(1 for s in seats if s.name)
@@ -116,10 +118,10 @@ class SeatsScreen(Screen[None]):
                       " (greedy, random, expert); F5 starts now, with bots in the empty seats."
                       if session.is_owner else "")
         hint = session.extra.get("join_hint", "")
-        self.query_one("#seats-help", Static).update(
+        self.query_one("#seats-help", Static).update(literal(
             (f"Others join with:  {hint}\n" if hint else "")
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
-            + owner_keys)
+            + owner_keys))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "change_bot", "start"):

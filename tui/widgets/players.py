@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from engine.zodiak import SIGN_CARDS
-from netplay.session import SeatInfo
+from netplay.session.events import SeatInfo
 
 TEAM_NAMES = ("A", "B")
 

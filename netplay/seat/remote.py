@@ -1,16 +1,16 @@
 """A seat at a networked table, as a `GameSession`: it checks everything the host says.
 
-The client follows the host's signed chain of each round (netplay/transcript.py), takes its
+The client follows the host's signed chain of each round (netplay/fair/transcript.py), takes its
 part in every shuffle (commit, then reveal its nonce), opens its cards against the dealer's
 commitments as they arrive, checks every card played face up, validates every move with its own
-engine, and at the end of the round audits the whole deal (netplay/audit.py) and replays it
+engine, and at the end of the round audits the whole deal (netplay/fair/audit.py) and replays it
 with the revealed decks. A host that sends an illegal move is named and no longer trusted; any
 failed check is shown at once and in the round's verdict. The connection comes back by itself
 after a loss, with the seat's secret token, keys and nonces kept in a small file.
 
 This module holds the connection, the lobby, the deal and the moves; the chain, the shuffles
-and the round's audit are in netplay/client_checks.py (a mixin: they read and set the same
-view, ledger and chain as the moves do), and the seat file in netplay/seat_identity.py.
+and the round's audit are in netplay/seat/checks.py (a mixin: they read and set the same
+view, ledger and chain as the moves do), and the seat file in netplay/seat/keyfile.py.
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.match import Round
 from engine.zodiak import SIGN_CARDS
-from netplay.client_checks import ClientChecks
-from netplay.fairness import (
+from netplay.fair import (
     DEALER,
     CardOpening,
     FairnessError,
@@ -51,9 +50,12 @@ from netplay.protocol import (
     public_identity,
     unpack,
 )
-from netplay.relay_client import RelayClosed, RelayConnection, RelayRefused
-from netplay.seat_identity import SeatIdentity
-from netplay.session import (
+from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
+from netplay.relay.wire import ProtocolError
+from netplay.relay.wire import field as get_field
+from netplay.seat.checks import ClientChecks
+from netplay.seat.keyfile import SeatIdentity
+from netplay.session.events import (
     GameSession,
     MatchEnded,
     Move,
@@ -62,8 +64,6 @@ from netplay.session import (
     SeatInfo,
     SeatsChanged,
 )
-from netplay.wire import ProtocolError
-from netplay.wire import field as get_field
 
 __all__ = ["RemoteSession", "SeatIdentity", "play_as_bot"]
 
@@ -409,7 +409,7 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0, *,
                       playouts: int | None = None) -> dict[str, Any] | None:
     """Play `session`'s seat with a bot until the match ends; return the result."""
     from engine.bots import make_bot
-    from netplay.botplay import choose_off_loop
+    from netplay.session.thinking import choose_off_loop
 
     bot = make_bot(kind, seed, seconds=seconds, playouts=playouts)
     await session.set_ready(True)

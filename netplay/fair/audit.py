@@ -13,7 +13,7 @@ import hmac
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from netplay.commit import (
+from netplay.fair.commit import (
     DEALER,
     HASH_SIZE,
     LOCAL,

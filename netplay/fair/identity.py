@@ -17,7 +17,7 @@ from nacl.exceptions import CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 from nacl.signing import SigningKey, VerifyKey
 
-from netplay.commit import (
+from netplay.fair.commit import (
     DEALER,
     LOCAL,
     RELAY,

@@ -6,19 +6,16 @@ import json
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Self
 
 import msgpack
 
 from engine.match import Match
 from engine.records import Record
-from netplay.fairness import DeckCommitment, Identity, SignedMessage
-from netplay.host_dealing import Epoch
-from netplay.host_lobby import HostConfig, Seat
+from netplay.fair import DeckCommitment, Identity, SignedMessage
 from netplay.protocol import ChainHead, unpack
-
-if TYPE_CHECKING:
-    from netplay.host import Host
+from netplay.table.dealing import Epoch
+from netplay.table.lobby import HostConfig, Seat
 
 
 class HostStore:
@@ -88,7 +85,7 @@ class HostStore:
             self.epochs.append(ep)
 
     @classmethod
-    def resume(cls, config: HostConfig, path: Path) -> tuple[Host, str | None, bytes | None]:
+    def resume(cls, config: HostConfig, path: Path) -> tuple[Self, str | None, bytes | None]:
         """The host saved at `path`, with its room code and host secret."""
         data = json.loads(path.read_text())
         if "fair" not in data:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from netplay.fairness import (
+from netplay.fair import (
     CardOpening,
     DeckCommitment,
     FairnessError,
@@ -33,8 +33,8 @@ from netplay.protocol import (
     pack,
     played_cards,
 )
-from netplay.wire import ProtocolError
-from netplay.wire import field as get_field
+from netplay.relay.wire import ProtocolError
+from netplay.relay.wire import field as get_field
 
 MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 

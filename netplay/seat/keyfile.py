@@ -7,7 +7,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netplay.fairness import FairnessError, Identity
+from netplay.fair import FairnessError, Identity
 
 log = logging.getLogger("cardtui.client")  # the client's logger: the seat file is its concern
 

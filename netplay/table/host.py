@@ -9,8 +9,8 @@ reveals its seeds at the end of each round, and saves after every step so
 `cardtui host --resume` can continue.
 
 This module holds the connection and the match flow; the seats and the lobby are in
-netplay/host_lobby.py, the signed chain, shuffles and card openings in netplay/host_dealing.py,
-and saving and resuming in netplay/host_store.py. They are mixins rather than collaborators
+netplay/table/lobby.py, the signed chain, shuffles and card openings in netplay/table/dealing.py,
+and saving and resuming in netplay/table/store.py. They are mixins rather than collaborators
 because they share one table's state (a new chain resets the shuffles a deal and a move read,
 a save writes them all) and because a test double of a dishonest dealer is a `Host` subclass
 that overrides any of their hooks.
@@ -34,18 +34,13 @@ from engine.errors import IllegalMove
 from engine.match import Match, Round, check_players
 from engine.records import Record
 from engine.simulate import deal_winner
-from netplay.botplay import choose_off_loop
-from netplay.fairness import (
+from netplay.fair import (
     TABLE,
     CardOpening,
     FairnessError,
     Identity,
     SignedMessage,
 )
-from netplay.host_dealing import Epoch, HostDealing
-from netplay.host_lobby import HostConfig, HostLobby, Seat
-from netplay.host_store import HostStore
-from netplay.local import round_summary
 from netplay.protocol import (
     ChainHead,
     canonical_deck,
@@ -56,9 +51,14 @@ from netplay.protocol import (
     parse_move,
     unpack,
 )
-from netplay.relay_client import RelayClosed, RelayConnection
-from netplay.wire import ProtocolError
-from netplay.wire import field as get_field
+from netplay.relay.client import RelayClosed, RelayConnection
+from netplay.relay.wire import ProtocolError
+from netplay.relay.wire import field as get_field
+from netplay.session.local import round_summary
+from netplay.session.thinking import choose_off_loop
+from netplay.table.dealing import Epoch, HostDealing
+from netplay.table.lobby import HostConfig, HostLobby, Seat
+from netplay.table.store import HostStore
 
 __all__ = ["Host", "HostConfig", "Seat"]
 

@@ -10,7 +10,7 @@ from typing import Any
 from engine import hekata, zodiak
 from engine.errors import IllegalMove
 from engine.match import Round
-from netplay.fairness import (
+from netplay.fair import (
     DEALER,
     RELAY,
     TABLE,
@@ -38,9 +38,9 @@ from netplay.protocol import (
     nonce_sender,
     pack,
 )
-from netplay.session import MatchStarted, Notice, RoundEnded, RoundStarted
-from netplay.wire import ProtocolError
-from netplay.wire import field as get_field
+from netplay.relay.wire import ProtocolError
+from netplay.relay.wire import field as get_field
+from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
 
 
 class ClientChecks:

@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from netplay.wire import (
+from netplay.relay.wire import (
     ProtocolError,
     check_version,
     decode,

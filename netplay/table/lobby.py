@@ -12,12 +12,12 @@ from typing import Any
 from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.match import Match
-from netplay.fairness import PublicIdentity
-from netplay.host_dealing import MAX_CHAIN
+from netplay.fair import PublicIdentity
 from netplay.protocol import MAX_CHAT, clean_name, pack, public_identity
-from netplay.session import SeatInfo
-from netplay.wire import ProtocolError
-from netplay.wire import field as get_field
+from netplay.relay.wire import ProtocolError
+from netplay.relay.wire import field as get_field
+from netplay.session.events import SeatInfo
+from netplay.table.dealing import MAX_CHAIN
 
 
 @dataclass

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
-from netplay.relay_client import RelayConnection
-from netplay.wire import ProtocolError, format_room_code, parse_room_code
+from netplay.relay.client import RelayConnection
+from netplay.relay.wire import ProtocolError, format_room_code, parse_room_code
+from netplay.table.opened import OPENED_ADDRESS
 
 if TYPE_CHECKING:
-    from netplay.host import Host
+    from netplay.table.host import Host
 
 log = logging.getLogger("cardtui.tables")
 
@@ -125,6 +126,7 @@ class Table:
     owner: str
     empty_since: float | None
     task: asyncio.Task[None] | None = None
+    creator: str | None = None  # the remote address that opened it through an opened API
 
     @property
     def room(self) -> str:
@@ -152,16 +154,25 @@ class TablesService:
     limits: TableLimits = TableLimits()
     relay_url: str | None = None
     tables: dict[str, Table] = field(default_factory=dict)
+    tables_per_remote_address: int = 2
 
-    async def create(self, request: TableRequest) -> Table:
-        """Open a room on the relay and start dealing a new table in it."""
+    async def create(self, request: TableRequest, creator: str | None = None) -> Table:
+        """Open a room on the relay and start dealing a new table in it.
+
+        creator is the remote address that asks through an opened API (None: this server's own
+        sessions); one such address keeps at most tables_per_remote_address tables open.
+        """
+        if creator is not None and sum(t.creator == creator for t in self.tables.values()) >= (
+                self.tables_per_remote_address):
+            raise BadTableRequest(f"your address already has {self.tables_per_remote_address}"
+                                  " tables open, the most one address may; play at one of them")
         if len(self.tables) >= self.limits.max_tables:
             raise BadTableRequest(f"the server already has {len(self.tables)} tables, the most it"
                                   " keeps; join one of them or try again later")
         if self.relay_url is None:
             raise RuntimeError("the tables service has no relay to open rooms on")
         # Imported here: every session's lobby imports this module and never deals.
-        from netplay.host import Host, HostConfig
+        from netplay.table.host import Host, HostConfig
 
         owner = secrets.token_hex(16)
         config = HostConfig(game=request.game, players=request.players, bots=request.bots,
@@ -169,7 +180,7 @@ class TablesService:
                             away_timeout=self.limits.away_timeout, owner_secret=owner)
         host = Host(config, on_event=lambda text: log.debug("table: %s", text))
         conn = await RelayConnection.open_room(self.relay_url)
-        table = Table(host, conn, owner, empty_since=time.monotonic())
+        table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
         self.tables[table.room] = table
         table.task = asyncio.create_task(self._deal(table))
         log.info("table %s opened: %s for %d with %d bots", format_room_code(table.room),
@@ -261,7 +272,7 @@ async def create_table(request: web.Request) -> web.Response:
         return _refuse(400, message)
     service = request.app[TABLES_KEY]
     try:
-        table = await service.create(table_request)
+        table = await service.create(table_request, request.get(OPENED_ADDRESS))
     except BadTableRequest as exc:
         return _refuse(503, str(exc))
     except (ProtocolError, OSError, aiohttp.ClientError) as exc:  # the relay would not open a room

@@ -14,8 +14,7 @@ from engine.dealer import DealtRound
 from engine.errors import IllegalMove, RecordError
 from engine.match import Match, Round
 from engine.records import Record
-from netplay.botplay import choose_off_loop
-from netplay.session import (
+from netplay.session.events import (
     GameSession,
     MatchEnded,
     MatchStarted,
@@ -26,6 +25,7 @@ from netplay.session import (
     RoundStarted,
     SeatInfo,
 )
+from netplay.session.thinking import choose_off_loop
 
 
 @dataclass

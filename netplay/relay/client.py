@@ -7,7 +7,7 @@ from typing import Any, Self
 import aiohttp
 from yarl import URL
 
-from netplay.wire import PROTOCOL_VERSION, ProtocolError, decode, encode
+from netplay.relay.wire import PROTOCOL_VERSION, ProtocolError, decode, encode
 
 DEFAULT_PORT = 7777
 # The relay forwards bodies up to its frame limit plus a small envelope; accept generously.

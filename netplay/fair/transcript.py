@@ -16,7 +16,7 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from netplay.commit import (
+from netplay.fair.commit import (
     HASH_SIZE,
     LOCAL,
     RELAY,
@@ -29,7 +29,7 @@ from netplay.commit import (
     require_uint,
     tagged_hash,
 )
-from netplay.identity import SIGNATURE_SIZE, Identity, PublicIdentity
+from netplay.fair.identity import SIGNATURE_SIZE, Identity, PublicIdentity
 
 MAX_PAYLOAD = 1 << 20
 

@@ -22,8 +22,8 @@ Messages: MessageSigner(identity, room, sender).sign(payload) on the sending sid
 TranscriptChain(room, {sender: PublicIdentity}).append(sender, message) on receiving sides.
 """
 
-from netplay.audit import AuditReport, Failure, Owner, RoundAudit
-from netplay.commit import (
+from netplay.fair.audit import AuditReport, Failure, Owner, RoundAudit
+from netplay.fair.commit import (
     DEALER,
     LOCAL,
     RELAY,
@@ -42,8 +42,8 @@ from netplay.commit import (
     tagged_hash,
     verify_opening,
 )
-from netplay.identity import Identity, PublicIdentity, open_card, seal_card
-from netplay.transcript import (
+from netplay.fair.identity import Identity, PublicIdentity, open_card, seal_card
+from netplay.fair.transcript import (
     MessageSigner,
     Sender,
     SignedMessage,
