@@ -18,6 +18,7 @@ from itertools import islice
 from typing import TypeVar
 
 from engine import hekata, zodiak
+from engine.bots import hekata_choice
 from engine.cards import SUITS
 from engine.errors import IllegalMove
 from engine.match import Round
@@ -46,6 +47,7 @@ World = TypeVar("World", FastZodiak, FastHekata)
 DEFAULT_SECONDS = 0.8
 """The default thinking time per move; the issue's bound is 1 s on one core."""
 MAX_PLAYOUT_MOVES = 600  # a Zodiak round that long is looping on draws: score it as it stands
+CONFIDENCE = 1.0  # standard errors a move must beat greedy's by, on the same sampled worlds
 RANDOM_MOVE_CHANCE = 0.05  # playouts stray from greedy now and then, so one line is not trusted blindly
 
 class ExpertBot:
@@ -82,6 +84,10 @@ class ExpertBot:
         me = view.turn
         assert me is not None
         fast_moves = [from_engine_move(m) for m in moves]
+        default = greedy_zodiak_move(belief.sample(random.Random(0)))
+        if default not in fast_moves:
+            fast_moves.append(default)
+            moves.append(to_engine_move(default))
 
         def playout(index: int, world: FastZodiak, seed: int) -> float:
             state = world.copy()
@@ -89,7 +95,8 @@ class ExpertBot:
             state.push(fast_moves[index])
             return zodiak_reward(play_zodiak_out(state, rng), me)
 
-        return moves[self._search(len(moves), belief.sample, playout)]
+        return moves[self._search(len(moves), belief.sample, playout,
+                                  fast_moves.index(default))]
 
     def _choose_hekata(self, view: hekata.HekataDeal) -> hekata.HekataMove:
         moves = list(view.legal_moves())
@@ -97,6 +104,12 @@ class ExpertBot:
         me = view.turn
         assert me is not None
         start = list(view.scores)
+        default = hekata_choice(view)
+        same = [i for i, m in enumerate(moves)
+                if m.card == default.card and (m.trick is None) == (default.trick is None)]
+        if not same:
+            moves.append(default)
+            same = [len(moves) - 1]
 
         def playout(index: int, world: FastHekata, seed: int) -> float:
             state = world.copy()
@@ -104,16 +117,20 @@ class ExpertBot:
             state.push(move.card, move.trick is not None)
             return hekata_reward(play_hekata_out(state, random.Random(seed)), me, start)
 
-        return moves[self._search(len(moves), belief.sample, playout)]
+        chosen = moves[self._search(len(moves), belief.sample, playout, same[0])]
+        return default if chosen is moves[same[0]] else chosen
 
     def _search(self, count: int, sample: Callable[[random.Random], World],
-                playout: Callable[[int, World, int], float]) -> int:
+                playout: Callable[[int, World, int], float], default: int) -> int:
         """The index of the best of `count` moves by sequential halving over sampled worlds.
 
         Every move still in the running is played out on the same sampled world with the
         same random seed (common random numbers, so that two moves differ by what they do,
         not by the luck of the deal); after each stage the better half goes on. The playout
-        budget and the time are shared out equally among the stages.
+        budget and the time are shared out equally among the stages. The `default` move
+        (greedy's) always stays in, and the winner replaces it only when it did better on
+        the same worlds by more than CONFIDENCE standard errors: with few playouts the
+        differences between moves are mostly noise, and then greedy's judgement is better.
         """
         self.last_playouts = 0
         if count == 1:
@@ -123,6 +140,8 @@ class ExpertBot:
         budget = self.playouts if self.playouts is not None else 1 << 62
         totals = [0.0] * count
         visits = [0] * count
+        by_world: list[dict[int, float]] = [{} for _ in range(count)]
+        worlds = 0
         alive = list(range(count))
         done = 0
         stages = max(1, math.ceil(math.log2(count)))
@@ -135,10 +154,13 @@ class ExpertBot:
             while done < budget and (spent < stage_budget or spent == 0):
                 world = sample(self.rng)
                 seed = self.rng.getrandbits(32)
+                worlds += 1
                 for index in alive:
                     if done >= budget:
                         break
-                    totals[index] += playout(index, world, seed)
+                    reward = playout(index, world, seed)
+                    by_world[index][worlds] = reward
+                    totals[index] += reward
                     visits[index] += 1
                     done += 1
                     spent += 1
@@ -148,9 +170,20 @@ class ExpertBot:
                 break
             alive.sort(key=lambda i: -totals[i] / max(visits[i], 1))
             alive = alive[:max(1, (len(alive) + 1) // 2)]
+            if default not in alive:
+                alive.append(default)
         self.last_playouts = done
-        tried = [i for i in alive if visits[i]] or [i for i in range(count) if visits[i]] or [0]
-        return max(tried, key=lambda i: (totals[i] / max(visits[i], 1), visits[i]))
+        tried = [i for i in alive if visits[i]] or [default]
+        best = max(tried, key=lambda i: (totals[i] / max(visits[i], 1), visits[i]))
+        if best == default:
+            return default
+        common = [w for w in by_world[best] if w in by_world[default]]
+        diffs = [by_world[best][w] - by_world[default][w] for w in common]
+        if len(diffs) < 2:
+            return default
+        mean = sum(diffs) / len(diffs)
+        spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
+        return best if mean > CONFIDENCE * spread / math.sqrt(len(diffs)) else default
 
 
 # -- Zodiak playouts --------------------------------------------------------
@@ -221,14 +254,19 @@ def ace_comes_back(state: FastZodiak, seat: int) -> bool:
 
 def zodiak_policy(state: FastZodiak, rng: random.Random) -> FastMove:
     """A greedy move like engine.bots.GreedyBot's, sometimes a random one."""
+    if rng.random() < RANDOM_MOVE_CHANCE and not state.penalty:
+        return random_move(state, rng)
+    return greedy_zodiak_move(state)
+
+
+def greedy_zodiak_move(state: FastZodiak) -> FastMove:
+    """The move engine.bots.GreedyBot would make, nearly: the longest run from each first card."""
     seat = state.turn
     hand = state.hands[seat]
     if state.penalty:
         if state.from_ace and hand & ACES and not ace_comes_back(state, seat):
             return (bits(hand & ACES)[0],), -1
         return DRAW
-    if rng.random() < RANDOM_MOVE_CHANCE:
-        return random_move(state, rng)
     starters = state.starters()
     if not starters:
         return DRAW
