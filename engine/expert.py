@@ -47,7 +47,7 @@ World = TypeVar("World", FastZodiak, FastHekata)
 DEFAULT_SECONDS = 0.8
 """The default thinking time per move; the issue's bound is 1 s on one core."""
 MAX_PLAYOUT_MOVES = 600  # a Zodiak round that long is looping on draws: score it as it stands
-CONFIDENCE = 1.0  # standard errors a move must beat greedy's by, on the same sampled worlds
+CONFIDENCE = 2.0  # standard errors a move must beat greedy's by, on the same sampled worlds
 RANDOM_MOVE_CHANCE = 0.05  # playouts stray from greedy now and then, so one line is not trusted blindly
 
 class ExpertBot:
