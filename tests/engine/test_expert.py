@@ -33,7 +33,7 @@ def test_expert_plays_only_legal_moves(game: str, players: int) -> None:
     greedy = GreedyBot()
     expert = ExpertBot(seed=1, seconds=None, playouts=12)
     asked = 0
-    for _ in range(6):
+    for _ in range(8):
         table = dealt(game, players, rng)
         state = table.state
         while not state.round_over:
@@ -46,7 +46,7 @@ def test_expert_plays_only_legal_moves(game: str, players: int) -> None:
             else:
                 move = greedy.choose(state.view(seat, history=False))
             table.push(move)
-    assert asked > 60
+    assert asked > 40
 
 
 def test_expert_plays_whole_matches_through_sim() -> None:
