@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import parse_digit
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, InvalidMove
 from engine.tricks import Row, Trick, best_trick, check_trick, parse_trick
 
 __all__ = [
@@ -38,9 +38,9 @@ class HekataMove:
 
     @classmethod
     def parse(cls, text: str) -> HekataMove:
-        """Parse `7` or `7: 31 + 27 + 42` (the card, then the trick taken with it), raising IllegalMove."""
+        """Parse `7` or `7: 31 + 27 + 42` (the card, then the trick taken with it), as parse_trick does."""
         if not isinstance(text, str) or not text.strip():
-            raise IllegalMove("a Hekata move is a digit card, optionally with a trick: `7: 31 + 27 + 42`")
+            raise InvalidMove("a Hekata move is a digit card, optionally with a trick: `7: 31 + 27 + 42`")
         card_text, colon, trick_text = text.partition(":")
         card = parse_digit(card_text)
         trick = parse_trick(trick_text) if colon else None

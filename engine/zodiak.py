@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import SUIT_NAMES, SUITS, Card, format_cards, parse_suit
-from engine.errors import IllegalMove, RecordError
+from engine.errors import IllegalMove, InvalidMove, RecordError
 
 SIGN_CARDS: dict[str, Card] = {
     sign: Card.parse(card)
@@ -48,19 +48,22 @@ class Run:
 
     @classmethod
     def parse(cls, text: str) -> Run:
-        """Parse RULES.md run notation (`2S 3S 3C 4C`, `8H/D`), raising IllegalMove."""
+        """Parse RULES.md run notation (`2S 3S 3C 4C`, `8H/D`).
+
+        Raises InvalidMove for text that is not a run, and IllegalMove for a well-written run
+        that RULES.md 1.4 forbids in any position: a lone eight without a suit, or a suit
+        declared by anything but a lone eight.
+        """
         if not isinstance(text, str) or not text.strip():
-            raise IllegalMove("a run needs at least one card, like `7H` or `2S 3S`")
+            raise InvalidMove("a run needs at least one card, like `7H` or `2S 3S`")
         body, slash, suit_text = text.strip().partition("/")
         cards = tuple(Card.parse(part) for part in body.split())
         if not cards:
-            raise IllegalMove("a run needs at least one card, like `7H` or `2S 3S`")
-        declared = None
-        if slash:
-            if len(cards) != 1 or cards[0].rank != 8:
-                raise IllegalMove("only an eight played alone declares a suit (`8H/D`)")
-            declared = parse_suit(suit_text)
-        elif len(cards) == 1 and cards[0].rank == 8:
+            raise InvalidMove("a run needs at least one card, like `7H` or `2S 3S`")
+        declared = parse_suit(suit_text) if slash else None
+        if slash and (len(cards) != 1 or cards[0].rank != 8):
+            raise IllegalMove("only an eight played alone declares a suit (`8H/D`)")
+        if not slash and len(cards) == 1 and cards[0].rank == 8:
             raise IllegalMove(f"an eight played alone must name a suit: write `{cards[0]}/S`")
         return cls(cards, declared)
 
@@ -86,7 +89,7 @@ ZodiakMove = Run | Draw
 
 
 def parse_move(text: str) -> ZodiakMove:
-    """Parse `draw` or a run in RULES.md notation, raising IllegalMove."""
+    """Parse `draw` or a run in RULES.md notation, raising InvalidMove or IllegalMove as Run.parse does."""
     if isinstance(text, str) and text.strip().lower() == "draw":
         return Draw()
     return Run.parse(text)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
+from engine.games import GAMES
 from netplay.relay.client import RelayConnection
 from netplay.relay.wire import ProtocolError, format_room_code, parse_room_code
 from netplay.table.opened import OPENED_ADDRESS
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("cardtui.tables")
 
-PLAYERS = {"zodiak": (2, 3, 4), "hekata": (2, 4)}
 MAX_BODY_BYTES = 1024
 REQUEST_FIELDS = ("game", "players", "bots")
 
@@ -76,11 +76,11 @@ class TableRequest:
         if unknown:
             raise BadTableRequest(f"unknown field {unknown[0]!r}: only game, players and bots")
         game = data.get("game")
-        if game not in PLAYERS:
+        if game not in GAMES:
             raise BadTableRequest(f"game must be \"zodiak\" or \"hekata\", not {_show(game)}")
         players = data.get("players")
-        if type(players) is not int or players not in PLAYERS[game]:
-            allowed = " or ".join(map(str, PLAYERS[game]))
+        if type(players) is not int or players not in GAMES[game].players:
+            allowed = " or ".join(map(str, GAMES[game].players))
             raise BadTableRequest(f"players must be {allowed} for {game}, not {_show(players)}")
         bots = data.get("bots", 0)
         if type(bots) is not int or not 0 <= bots < players:

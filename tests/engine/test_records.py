@@ -286,7 +286,7 @@ INVALID: list[tuple[str, Any, str]] = [
     ("zodiak trick", lambda d: d["moves"][0].update(trick="98 + 2"), 'no "trick"'),
     ("play not text", lambda d: d["moves"][0].update(play=["2H"]), "written as text"),
     ("bad run", lambda d: d["moves"][0].update(play="2H 1X"), "move 1: '1X' is not a card"),
-    ("lone eight without suit", lambda d: d["moves"][0].update(play="8H"), "must name a suit"),
+    ("bad declared suit", lambda d: d["moves"][0].update(play="8H/X"), "'X' is not a suit"),
 ]
 
 

@@ -53,8 +53,10 @@ async def _serve(args: argparse.Namespace) -> int:
     base = relay.url.removesuffix("/ws")
     print(f"cardtui relay listening on {relay.url}")
     if args.bind in ("0.0.0.0", "::"):
-        base = base.replace(args.bind if args.bind == "0.0.0.0" else "[::]", "THIS-MACHINE")
-        print("(listening on every interface: use this machine's address for THIS-MACHINE)")
+        from netplay.machine import host_and_port, reachable_address
+
+        base = f"ws://{host_and_port(reachable_address(args.bind), relay.port)}"
+        print("(listening on every interface: below is this machine's address on its network)")
     print(f"Hosts open a room here with:  cardtui host --relay {base}")
     print("Stop with Ctrl-C.", flush=True)
     try:

@@ -68,9 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_host_key() -> Path:
     """Where the SSH host key is kept between runs."""
-    import platformdirs
+    from netplay.machine import data_dir
 
-    return platformdirs.user_data_path("cardtui") / "ssh_host_ed25519_key"
+    return data_dir() / "ssh_host_ed25519_key"
 
 
 def check(args: argparse.Namespace) -> str | None:
@@ -240,10 +240,12 @@ async def serve(args: argparse.Namespace) -> int:
         ssh_port = await door.start()
         web_port = None
         if args.web_port is not None:
+            from netplay.machine import host_and_port, reachable_address
             from tui.webdoor import WebDoor
 
-            origins = args.web_origin or [f"http://{host}:{args.web_port}" for host in
-                                          (public_address(args.bind), "127.0.0.1", "localhost")]
+            origins = args.web_origin or [f"http://{host_and_port(host, args.web_port)}" for host
+                                          in (reachable_address(args.bind), "127.0.0.1",
+                                              "localhost")]
             web_door = WebDoor(lambda name: entry_command(server, name), session_environment(),
                                sessions, throttle, args.password, origins)
             web_port = await listen(await start_runner(web_door.app(), runners), args.bind,
@@ -324,16 +326,6 @@ async def until_signalled() -> None:
     await stop.wait()
 
 
-def public_address(bind: str) -> str:
-    """How players on other machines name this one."""
-    if bind not in ("0.0.0.0", "::", ""):
-        return bind
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return socket.gethostname()
-
-
 def who_may_enter(args: argparse.Namespace) -> str:
     """Say exactly what a visitor must prove."""
     if args.authorized_keys and args.password:
@@ -348,15 +340,17 @@ def who_may_enter(args: argparse.Namespace) -> str:
 def announce(args: argparse.Namespace, fingerprint: str, ssh_port: int, port: int,
              api_port: int | None, web_port: int | None) -> None:
     """Tell the operator what to give players."""
-    address = public_address(args.bind)
+    from netplay.machine import host_and_port, reachable_address
+
+    address = reachable_address(args.bind)
     print(f"cardtui serve: SSH on port {ssh_port}; relay and tables on 127.0.0.1:{port}"
           " for this server's sessions", flush=True)
     print(f"host key fingerprint: {fingerprint}")
     print(f"players connect with:  ssh -p {ssh_port} {address}   ({who_may_enter(args)})")
     if api_port is not None:
-        print(f"hosts with their own dealer:  cardtui host --relay"
-              f" ws://{public_address(args.api_bind)}:{api_port}   (open to other machines,"
-              " with per-address limits)")
+        api = host_and_port(reachable_address(args.api_bind), api_port)
+        print(f"hosts with their own dealer:  cardtui host --relay ws://{api}"
+              "   (open to other machines, with per-address limits)")
     if web_port is not None:
-        print(f"in a browser:  http://{address}:{web_port}/   ({who_may_enter(args)})")
+        print(f"in a browser:  http://{host_and_port(address, web_port)}/   ({who_may_enter(args)})")
     print("Stop with Ctrl-C.", flush=True)

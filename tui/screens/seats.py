@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
 from engine.bots import BOT_KINDS
+from engine.games import game_named
 from engine.zodiak import SIGN_CARDS
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
@@ -31,7 +32,7 @@ def seat_row(index: int, seat: SeatInfo, game: str, players: int, mine: bool) ->
         ready = "ready" if seat.ready else "not ready"
     else:
         who, ready = "empty", ""
-    if game == "zodiak":
+    if game_named(game).uses_signs:
         extra = f"{seat.sign.capitalize()} {SIGN_CARDS[seat.sign].pretty()}" if seat.sign else ""
     else:
         extra = f"team {'AB'[index % 2]}" if players == 4 else ""
@@ -78,8 +79,8 @@ class SeatsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#chat-box").border_title = "Chat"
-        self.query_one(DataTable).add_columns("Seat", "Name", "Sign" if self.session.game ==
-                                              "zodiak" else "Team", "Who", "Ready")
+        self.query_one(DataTable).add_columns("Seat", "Name", "Sign" if game_named(
+                                              self.session.game).uses_signs else "Team", "Who", "Ready")
         self.query_one("#say", Input).focus()
         self._poller = self.set_interval(POLL_SECONDS, self.poll)
         self.poll()

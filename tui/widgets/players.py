@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from engine.games import game_named
 from engine.zodiak import SIGN_CARDS
 from netplay.session.events import SeatInfo
 
@@ -47,7 +48,7 @@ class Players(Widget):
         table.add_column(justify="right", no_wrap=True)
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
-        hekata = state.game == "hekata"
+        hekata = not game_named(state.game).uses_signs
         roomy = self.size.width >= 50  # narrow panels abbreviate signs and drop bot kinds
         for seat, info in enumerate(state.seats):
             size = state.sizes[seat] if seat < len(state.sizes) else 0
