@@ -61,7 +61,7 @@ def make_bot(kind: str, seed: int | None = None, *, seconds: float | None = None
 
         if seconds is None and playouts is None:
             seconds = DEFAULT_SECONDS
-        return ExpertBot(seed, seconds=seconds, playouts=playouts)
+        return ExpertBot(seed, seconds=seconds, playouts=playouts, fallback=hekata_choice)
     raise IllegalMove(f"{kind!r} is not a bot: choose {', '.join(BOT_KINDS)}")
 
 

@@ -18,7 +18,6 @@ from itertools import islice
 from typing import TypeVar
 
 from engine import hekata, zodiak
-from engine.bots import hekata_choice
 from engine.cards import SUITS
 from engine.errors import IllegalMove
 from engine.match import Round
@@ -61,7 +60,8 @@ class ExpertBot:
     thinks = True  # callers run `choose` off their event loop
 
     def __init__(self, seed: int | None = None, seconds: float | None = DEFAULT_SECONDS,
-                 playouts: int | None = None) -> None:
+                 playouts: int | None = None,
+                 fallback: Callable[[hekata.HekataDeal], hekata.HekataMove] | None = None) -> None:
         if seconds is not None and seconds <= 0:
             raise IllegalMove("the expert's thinking time must be more than 0 seconds")
         if playouts is not None and playouts < 1:
@@ -71,6 +71,9 @@ class ExpertBot:
         self.rng = random.Random(seed)
         self.seconds = seconds
         self.playouts = playouts
+        # The Hekata move the search must beat (engine.bots passes greedy's); without one,
+        # the first legal move: the highest card with its best trick.
+        self.fallback = fallback
         self.last_playouts = 0
 
     def choose(self, view: Round) -> zodiak.ZodiakMove | hekata.HekataMove:
@@ -107,7 +110,7 @@ class ExpertBot:
         me = view.turn
         assert me is not None
         start = list(view.scores)
-        default = hekata_choice(view)
+        default = self.fallback(view) if self.fallback is not None else moves[0]
         same = [i for i, m in enumerate(moves)
                 if m.card == default.card and (m.trick is None) == (default.trick is None)]
         if not same:

@@ -31,7 +31,7 @@ def test_expert_plays_only_legal_moves(game: str, players: int) -> None:
     """Issue 14: over many random positions the expert's move is legal for the full deal."""
     rng = random.Random(players * 7 + len(game))
     greedy = GreedyBot()
-    expert = ExpertBot(seed=1, seconds=None, playouts=12)
+    expert = make_bot("expert", 1, playouts=12)
     asked = 0
     for _ in range(8):
         table = dealt(game, players, rng)
@@ -232,6 +232,6 @@ def test_expert_playouts_follow_the_same_ace_rule() -> None:
 def test_hekata_expert_takes_a_legal_trick() -> None:
     """RULES 2.3: a trick the expert takes is checked by the engine (total a multiple of 100)."""
     deal = hekata.HekataDeal.from_parts([[2, 5, 7], [1, 1, 1]], [9, 8], [], 0)
-    move = ExpertBot(seed=0, seconds=None, playouts=60).choose(deal.view(0))
+    move = make_bot("expert", 0, playouts=60).choose(deal.view(0))
     total = deal.check(move)
     assert total % 100 == 0
