@@ -46,10 +46,10 @@ World = TypeVar("World", FastZodiak, FastHekata)
 DEFAULT_SECONDS = 0.8
 """The default thinking time per move; the issue's bound is 1 s on one core."""
 MAX_PLAYOUT_MOVES = 600  # a Zodiak round that long is looping on draws: score it as it stands
-# Standard errors a move must beat greedy's by on the same sampled worlds: Zodiak's moves differ
-# little and its playouts are noisy (one standard error did worse than two in a paired run);
-# in Hekata one was enough to win 78% of deals against greedy.
-CONFIDENCE = {"zodiak": 2.0, "hekata": 1.0}
+# Standard errors a move must beat greedy's by on the same sampled worlds. Chosen from short
+# runs against greedy (80 rounds or 60 deals each, so only roughly): two-player Zodiak won 56%
+# at two and 48% at one; four-player Zodiak won 35% at one and 23% at two; Hekata won 78% at one.
+CONFIDENCE = {"zodiak-2": 2.0, "zodiak": 1.0, "hekata": 1.0}
 RANDOM_MOVE_CHANCE = 0.05  # playouts stray from greedy now and then, so one line is not trusted blindly
 
 class ExpertBot:
@@ -102,7 +102,8 @@ class ExpertBot:
             return zodiak_reward(play_zodiak_out(state, rng), me)
 
         return moves[self._search(len(moves), belief.sample, playout,
-                                  fast_moves.index(default), CONFIDENCE["zodiak"])]
+                                  fast_moves.index(default),
+                                  CONFIDENCE["zodiak-2" if view.players == 2 else "zodiak"])]
 
     def _choose_hekata(self, view: hekata.HekataDeal) -> hekata.HekataMove:
         moves = list(view.legal_moves())
