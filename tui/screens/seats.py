@@ -144,13 +144,14 @@ class SeatsScreen(Screen[None]):
             await self.session.set_bot(empty, "greedy")
 
     async def action_change_bot(self) -> None:
-        bots = [i for i, seat in enumerate(self.seats) if seat.bot]
+        seats = self.session.seats  # the latest lobby, which the table shows at the next poll
+        bots = [i for i, seat in enumerate(seats) if seat.bot]
         if not bots:
             self.notify("No bot sits at this table: F3 seats one.")
             return
         row = self.query_one(DataTable).cursor_row
         index = row if row in bots else bots[-1]
-        kind = self.seats[index].bot or "greedy"
+        kind = seats[index].bot or "greedy"
         following = BOT_KINDS[(BOT_KINDS.index(kind) + 1) % len(BOT_KINDS)] \
             if kind in BOT_KINDS else "greedy"
         await self.session.set_bot(index, following)
