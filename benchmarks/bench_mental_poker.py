@@ -7,19 +7,29 @@ shuffle with its proof, per shuffle verification, per decryption share made and 
 card opened to its owner by three other parties; then one client's cryptography for the deal
 of a four-person Zodiak round (its round key and the other three checked, its shuffle and the
 other three checked, 7 cards of its own opened, 21 shares for the others' cards and the pile's
-first card face up). Figures are time.process_time medians; sizes are exact wire bytes.
+first card face up); and one client's cryptography for whole four-person Zodiak rounds, with
+the draws, face-up plays and reshuffles of rounds played by greedy bots (engine/simulate.py):
+each card another seat plays face up is opened with 3 shares checked, each card another seat
+draws costs one share made, each card this client draws 3 shares checked, each reshuffle one
+shuffle made and 3 checked. Zodiak's scoring needs only how many cards each hand holds
+(tui/RULES.md 1.6), so the end of a round opens nothing. Figures are time.process_time medians;
+sizes are exact wire bytes.
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from bench_fairness import machine
 
+from engine import zodiak
 from engine.cards import french_deck, hekata_deck
+from engine.simulate import play_round
 from netplay.fair.context import ProofContext
 from netplay.fair.deck import MentalDeck
 from netplay.fair.keys import KEY_ANNOUNCEMENT_SIZE, JointKey, RoundKey
@@ -125,15 +135,97 @@ def client_deal_ms(repeats: int) -> float:
     return statistics.median(samples)
 
 
+@dataclass
+class RoundEvents:
+    """What one client sees in a bot-played four-person Zodiak round, from its seat (seat 0)."""
+
+    others_played: int = 0
+    own_played: int = 0
+    others_drew: int = 0
+    own_drew: int = 0
+    reshuffles: list[int] = field(default_factory=list)  # cards in each reshuffle
+
+
+def bot_round(seed: int) -> RoundEvents:
+    """Play one greedy-bot round and count the cryptographic events seat 0 takes part in."""
+    events = RoundEvents()
+
+    def on_move(state: object, seat: int, move: object) -> None:
+        assert isinstance(state, zodiak.ZodiakRound)
+        if isinstance(move, zodiak.Run):
+            if seat == 0:
+                events.own_played += len(move.cards)
+            else:
+                events.others_played += len(move.cards)
+        elif isinstance(move, zodiak.Draw):
+            drawn = state.history[-1].drawn if state.history else ()
+            if seat == 0:
+                events.own_drew += len(drawn)
+            else:
+                events.others_drew += len(drawn)
+        while len(events.reshuffles) < state.reshuffles_done:
+            events.reshuffles.append(len(state.reshuffles[len(events.reshuffles)]))
+
+    play_round("zodiak", 4, ["greedy"] * 4, random.Random(seed), on_move=on_move)
+    return events
+
+
+def client_round_ms(events: RoundEvents, deal_ms: float) -> float:
+    """One client's CPU for `events` after a deal that cost `deal_ms` (others' work prepared)."""
+    cards = DECKS["zodiak 52"]
+    keys, joint = table(4)
+    deck = MentalDeck(CONTEXT, joint, cards, [1])
+    deck.shuffle(1)
+    positions = range(min(len(cards), 60))
+    shares = {q: {p: deck.share(keys[p], p, q) for p in (1, 2, 3)} for q in positions}
+    played = [q % len(cards) for q in range(events.others_played)]
+    drawn = [q % len(cards) for q in range(events.own_drew)]
+    piles = {
+        size: (author := MentalDeck(CONTEXT, joint, cards[:size], [1, 2, 3, 0]),
+               [author.shuffle(1), author.shuffle(2), author.shuffle(3)])
+        for size in set(events.reshuffles)
+    }
+    start = time.process_time()
+    for q in played:  # the owner's share and the two others' it has not checked yet
+        values = {p: deck.accept_share(p, q, shares[q][p]) for p in (1, 2, 3)}
+        deck.open(q, values, own=(0, keys[0]))
+    for q in range(events.own_played + events.others_drew):
+        deck.share(keys[0], 0, q % len(cards))
+    for q in drawn:
+        values = {p: deck.accept_share(p, q, shares[q][p]) for p in (1, 2, 3)}
+        deck.open(q, values, own=(0, keys[0]))
+    for size in events.reshuffles:
+        view = MentalDeck(CONTEXT, joint, cards[:size], [1, 2, 3, 0])
+        for party, wire in zip((1, 2, 3), piles[size][1], strict=True):
+            view.accept_shuffle(party, wire)
+        view.shuffle(0)
+    return deal_ms + (time.process_time() - start) * 1000
+
+
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     print(f"machine: {machine()}")
     for name, cards in DECKS.items():
         deck_figures(name, cards, repeats)
     opening_figures(repeats)
+    deal = client_deal_ms(repeats)
     print(
         "one client's deal of a 4-person Zodiak round (1 key made, 3 checked; 1 shuffle made, "
-        f"3 checked; 8 cards opened, 22 shares made): {client_deal_ms(repeats):.0f} ms CPU"
+        f"3 checked; 8 cards opened, 22 shares made): {deal:.0f} ms CPU"
+    )
+    rounds = [bot_round(seed) for seed in range(20)]
+    totals = sorted(client_round_ms(events, deal) for events in rounds)
+    mean = RoundEvents(
+        *(round(statistics.mean(getattr(e, name) for e in rounds)) for name in
+          ("others_played", "own_played", "others_drew", "own_drew")),
+        [n for e in rounds for n in e.reshuffles],
+    )
+    print(
+        f"one client's whole 4-person Zodiak round, 20 greedy-bot rounds: median "
+        f"{statistics.median(totals):.0f} ms CPU, worst {totals[-1]:.0f} ms (per round on average "
+        f"{mean.others_played} cards played by others and {mean.own_played} by this client, "
+        f"{mean.others_drew} drawn by others and {mean.own_drew} by it; "
+        f"{len(mean.reshuffles)} reshuffle(s) in 20 rounds)"
     )
 
 

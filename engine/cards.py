@@ -1,4 +1,4 @@
-"""Cards of the French deck (Zodiak) and the digit deck (Hekata), with RULES.md section 3 notation."""
+"""Cards of the French deck (Zodiak) and the digit deck (Hekata), with tui/RULES.md section 3 notation."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Parse RULES.md card notation (`2S`, `10h`, `TD`, `Q♣`), raising InvalidMove."""
+        """Parse tui/RULES.md 3 card notation (`2S`, `10h`, `TD`, `Q♣`), raising InvalidMove."""
         if not isinstance(text, str):
             raise InvalidMove(f"{text!r} is not a card")
         t = text.strip()

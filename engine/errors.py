@@ -14,7 +14,7 @@ class IllegalMove(ValueError):
 
 
 class InvalidMove(IllegalMove):
-    """Text that is not a card, run, trick or move in RULES.md section 3 notation, with the reason in words."""
+    """Text that is not a card, run, trick or move in tui/RULES.md section 3 notation, with the reason in words."""
 
 
 class RecordError(ValueError):

@@ -63,7 +63,7 @@ class Game(ABC):
 
     @abstractmethod
     def parse_move(self, text: str) -> Move:
-        """A move from its text form (RULES.md section 3), raising IllegalMove if it is none."""
+        """A move from its text form (tui/RULES.md section 3), raising IllegalMove if it is none."""
 
     @abstractmethod
     def deal(self, deck: Sequence[Any], players: int, signs: Sequence[str], dealer: int,

@@ -1,4 +1,4 @@
-"""Hekata, RULES.md section 2: lay a digit card, perhaps take a trick whose column sum is a multiple of 100.
+"""Hekata, tui/RULES.md section 2: lay a digit card, perhaps take a trick whose column sum is a multiple of 100.
 
 `HekataDeal` is one deal as one seat (or the dealer, who sees all) knows it;
 a hand or the stock may hold `None` for a card the seat cannot see.
@@ -246,7 +246,7 @@ class HekataDeal:
         return c
 
     def describe(self, effect: HekataEffect) -> str:
-        """A one-line account of a move's effect, in RULES.md notation."""
+        """A one-line account of a move's effect, in tui/RULES.md 3 notation."""
         if effect.move.trick is None:
             return f"seat {effect.seat} lays {effect.move.card}"
         return (f"seat {effect.seat} lays {effect.move.card} and takes"

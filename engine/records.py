@@ -1,4 +1,4 @@
-"""Game records (RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
+"""Game records (docs/RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ class Record:
     def _parse_move(self, number: int, move: dict[str, Any]) -> tuple[int, Any]:
         """The seat and move of move `number`.
 
-        Raises RecordError for a move not written as RECORDS.md says (no seat, an unknown card:
+        Raises RecordError for a move not written as docs/RECORDS.md, "Moves", says (no seat, an unknown card:
         InvalidMove), and IllegalMove for a well-written move the rules forbid wherever it is made.
         """
         seat = move.get("seat")
@@ -212,13 +212,14 @@ class Record:
         state = self.start()
         lines: list[str] = []
         for number, raw in enumerate(self.moves, 1):
-            seat = raw.get("seat")
             try:
                 seat, move = self._parse_move(number, raw)
                 state.check(move, seat)
                 effect = state.push(move)
             except IllegalMove as exc:
-                return ReplayResult(self, state, number - 1, lines, (number, seat, str(exc)))
+                # _parse_move has checked "seat" before it raises IllegalMove.
+                return ReplayResult(self, state, number - 1, lines,
+                                    (number, raw["seat"], str(exc)))
             lines.append(f"{number}. {state.describe(effect)}{_consequence(state, effect)}")
         return ReplayResult(self, state, len(self.moves), lines, None)
 
@@ -239,7 +240,7 @@ class ReplayResult:
         return self.error is None
 
     def state_json(self) -> dict[str, Any]:
-        """The end state in the shape RECORDS.md gives for `cardtui replay --json`."""
+        """The end state in the shape docs/RECORDS.md gives ("`cardtui replay --json`")."""
         s = self.state
         data: dict[str, Any] = {
             "turn": s.turn,

@@ -1,4 +1,4 @@
-"""Hekata tricks (RULES.md 2.3 and 3): the value, its notation, the rules check, the best one."""
+"""Hekata tricks (tui/RULES.md 2.3 and 3): the value, its notation, the rules check, the best one."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Trick:
-    """A column addition of rows (RULES.md 2.3), in the order its rows were written."""
+    """A column addition of rows (tui/RULES.md 2.3), in the order its rows were written."""
 
     rows: tuple[Row, ...]
 
@@ -90,10 +90,10 @@ class Trick:
 
 
 def parse_trick(text: str) -> Trick:
-    """Parse RULES.md section 3 trick notation (`60 + 2__ + 2_`).
+    """Parse tui/RULES.md section 3 trick notation (`60 + 2__ + 2_`).
 
     Raises InvalidMove for text that is not a trick, and IllegalMove for well-written rows that
-    RULES.md 2.3 forbids on any table: a row of two or more cards starting with 0 (`05`), a row
+    tui/RULES.md 2.3 forbids on any table: a row of two or more cards starting with 0 (`05`), a row
     of two or more cards shifted (`35__`), a card shifted past the hundreds column (`2___`).
     """
     if not isinstance(text, str):

@@ -73,7 +73,7 @@ def public_identity(value: Any) -> PublicIdentity:
 def parse_move(game: str, text: Any) -> zodiak.ZodiakMove | hekata.HekataMove:
     """A move from its text form, or ProtocolError saying why it is not one."""
     if not isinstance(text, str) or len(text) > 400:
-        raise ProtocolError("bad_frame", "'move' must be a move in RULES.md notation")
+        raise ProtocolError("bad_frame", "'move' must be a move in the notation of tui/RULES.md 3")
     try:
         return game_named(game).parse_move(text)
     except IllegalMove as exc:

@@ -266,6 +266,7 @@ class ClientChecks:
             if nonce is None:
                 return  # lost with an earlier process: this seat forfeits the shuffle
             self._sent.add(("n", number, epoch))
+            self._revealing(self._nonce_key(number, epoch))
             upcoming = [(number, epoch + 1)] if game_named(self.game).reshuffles else []
             seen = [number - 1, self._digests[number - 1]] if number - 1 in self._digests else None
             self._sign("nonce", "nonce", round=number, epoch=epoch, nonce=bytes.fromhex(nonce),
@@ -278,12 +279,23 @@ class ClientChecks:
         # at another would let that dealer know this seat's share before committing its seed.
         return f"{self.table} {number}/{epoch}"
 
+    def _revealing(self, key: str) -> None:
+        """Note, before it leaves, that a nonce is public: it is never committed to again."""
+        if key not in self.identity.revealed:
+            self.identity.revealed.add(key)
+            self.identity.save(self.identity_path)
+
     def _commitment(self, number: int, epoch: int) -> bytes:
         key = self._nonce_key(number, epoch)
-        if key not in self.identity.nonces:
+        # A host that asks again for a shuffle whose nonce this seat revealed (it repeated a
+        # table id, or replays an old table) gets a commitment to a fresh nonce, never to one
+        # it already knows, so it cannot grind a deck in advance.
+        if key not in self.identity.nonces or key in self.identity.revealed:
             self.identity.nonces = {k: v for k, v in self.identity.nonces.items()
                                     if k.startswith(f"{self.table} ")
                                     and int(k.split(" ")[-1].split("/")[0]) >= number - 1}
+            self.identity.revealed = {k for k in self.identity.revealed
+                                      if k in self.identity.nonces and k != key}
             self.identity.nonces[key] = new_secret().hex()
             self.identity.save(self.identity_path)  # a restarted seat can still reveal it
         assert self.my_seat is not None

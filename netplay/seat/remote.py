@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from netplay.fair import (
     SignedMessage,
     TranscriptChain,
 )
+from netplay.fair.fingerprint import host_matches, table_fingerprint
 from netplay.protocol import (
     ChainHead,
     RoundLedger,
@@ -56,6 +58,7 @@ from netplay.relay.wire import field as get_field
 from netplay.seat.checks import ClientChecks
 from netplay.seat.keyfile import SeatIdentity
 from netplay.session.events import (
+    Event,
     GameSession,
     MatchEnded,
     Move,
@@ -85,6 +88,10 @@ class RemoteSession(ClientChecks, GameSession):
     identity_path: Path | None = None
     result_path: Path | None = None
     identity: SeatIdentity = field(default_factory=SeatIdentity)
+    expect: str | None = None  # the host fingerprint a person was given (`join --expect`)
+    refused: str | None = None  # why this seat left a table it did not expect
+    _checking_host: bool = False
+    _rejoin: bool = False  # joined as a watcher until the host's key is the expected one
     view: Round | None = None
     round_number: int = 0
     seats: tuple[SeatInfo, ...] = ()
@@ -95,6 +102,7 @@ class RemoteSession(ClientChecks, GameSession):
     table: str = ""
     host_id: PublicIdentity | None = None
     ids: list[PublicIdentity | None] = field(default_factory=list)
+    lobby_ids: list[PublicIdentity | None] | None = None  # each seat's key in the last lobby
     chain: TranscriptChain | None = None
     chain_no: int = -1
     phase: str = "marker"  # marker: waiting for a resync; catchup: replaying; live
@@ -122,6 +130,13 @@ class RemoteSession(ClientChecks, GameSession):
         await self._connect()
         self._task = asyncio.create_task(self._run())
 
+    def fingerprint(self) -> str:
+        """The table fingerprint of the keys this seat was shown ("" before the welcome)."""
+        if self.host_id is None or not self.table:
+            return ""
+        seats = self.lobby_ids if self.lobby_ids is not None else self.ids
+        return table_fingerprint(self.table, self.host_id, seats)
+
     async def wait_seated(self, timeout: float = 10.0) -> None:
         """Wait until the host has answered the join."""
         await asyncio.wait_for(self._welcome.wait(), timeout)
@@ -133,8 +148,10 @@ class RemoteSession(ClientChecks, GameSession):
         await self._send_join()
 
     async def _send_join(self) -> None:
+        # With --expect, first only watch: take no seat from a host that is not the one expected.
+        self._checking_host = self.expect is not None and self.host_id is None and not self.watch
         join: dict[str, Any] = {"name": self.name, "id": self.identity.key.public.to_bytes(),
-                                "watch": self.watch, "c": self.chain_no,
+                                "watch": self.watch or self._checking_host, "c": self.chain_no,
                                 "n": self._have()}
         if self.sign:
             join["sign"] = self.sign
@@ -153,7 +170,7 @@ class RemoteSession(ClientChecks, GameSession):
                 async for msg in self._conn:
                     delay = BACKOFF_START
                     await self._on_relay(msg)
-                    if self.result is not None:
+                    if self.result is not None or self.closed:
                         break
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
@@ -189,6 +206,9 @@ class RemoteSession(ClientChecks, GameSession):
             outgoing, self._out = self._out, []
             for body in outgoing:
                 await self._send(body)
+            if self._rejoin:
+                self._rejoin = False
+                await self._send_join()
         elif kind == "host_away":
             self.emit(Notice("the host is away; waiting for it to come back", "warning"))
         elif kind == "host_back":
@@ -212,11 +232,21 @@ class RemoteSession(ClientChecks, GameSession):
         self.target = get_field(msg, "target", int)
         self.is_owner = msg.get("owner") is True
         host = public_identity(msg.get("host"))
+        if self.expect is not None and not host_matches(self.expect, host):
+            self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"
+                            " this is not the table you were told to expect")
+            self.closed = True
+            self.emit(Notice(self.refused, "error"))
+            self._welcome.set()
+            return
         if self.host_id is not None and host != self.host_id:
             self._fault(FairnessError(DEALER, "the host now signs with another key"))
         self.table, self.host_id = get_field(msg, "table", str), host
         self.ids = [public_identity(i) if i is not None else None
                     for i in get_field(msg, "ids", list)]
+        if self._checking_host and self.my_seat is None:
+            self._rejoin = True  # the host is the expected one: now take a seat from it
+            return
         if token:
             self.identity.token = token
             self.identity.save(self.identity_path)
@@ -235,6 +265,7 @@ class RemoteSession(ClientChecks, GameSession):
 
     def _on_lobby(self, msg: dict[str, Any]) -> None:
         seats = []
+        lobby_ids: list[PublicIdentity | None] = []
         for s in get_field(msg, "seats", list):
             if not isinstance(s, dict):
                 raise ProtocolError("bad_frame", "a lobby seat must be a map")
@@ -244,8 +275,10 @@ class RemoteSession(ClientChecks, GameSession):
                                   bot if bot in BOT_KINDS else None,
                                   s.get("connected") is True, s.get("ready") is True))
             index, ident = s.get("seat"), s.get("id")
+            lobby_ids.append(public_identity(ident) if ident is not None else None)
             if type(index) is int and 0 <= index < len(self.ids) and ident is not None:
                 self.ids[index] = public_identity(ident)  # keys of the next chain
+        self.lobby_ids = lobby_ids
         self.seats = tuple(seats)
         self.emit(SeatsChanged(self.seats))
 
@@ -404,10 +437,15 @@ class RemoteSession(ClientChecks, GameSession):
             await self._http.close()
 
 
-async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0, *,
+async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
+                      report: Callable[[Event], None] | None = None, *,
                       seconds: float | None = None,
                       playouts: int | None = None) -> dict[str, Any] | None:
-    """Play `session`'s seat with a bot until the match ends; return the result."""
+    """Play `session`'s seat with a bot until the match ends; return the result.
+
+    `report` sees every event first (the command line prints them); `seconds` and
+    `playouts` bound an expert's search.
+    """
     from engine.bots import make_bot
     from netplay.session.thinking import choose_off_loop
 
@@ -415,6 +453,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0, *,
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
     async for event in session.events():
+        if report is not None:
+            report(event)
         if isinstance(event, MatchEnded):
             break
         view = session.view

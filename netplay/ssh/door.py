@@ -352,6 +352,9 @@ class _DoorServer(asyncssh.SSHServer):
     def key_proven(self) -> bool:
         """Note that the client proved a listed key; return whether the password must follow."""
         self._has_key = True
+        if self._door.requires_both and self._connection is not None:
+            # No further keys: what is left to prove is the password.
+            self._connection.set_authorized_keys(None)
         return self._door.requires_both
 
     def _failed(self, method: str) -> None:

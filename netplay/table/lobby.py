@@ -90,6 +90,7 @@ class HostLobby:
             return
         seat = self.seats[index]
         seat.conn, seat.away_since = conn, None
+        self.spectators.discard(conn)  # a watcher that checked the host's key, then sat down
         self.on_event(f"seat {index} ({seat.name}) joined from conn {conn}")
         owner = msg.get("owner")
         is_owner = (isinstance(owner, bytes) and self.config.owner_secret is not None

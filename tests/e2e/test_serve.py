@@ -98,9 +98,9 @@ async def serve(tmp_path: Path) -> AsyncIterator[ServerMaker]:
     servers: list[Server] = []
 
     async def start(*options: str, host_key: bool = True, web: bool = True,
-                    **environment: str) -> Server:
+                    wrapper: tuple[str, ...] = (), **environment: str) -> Server:
         ssh_port, port, web_port = free_port(), free_port(), free_port()
-        argv = [sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
+        argv = [*wrapper, sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
                 "--ssh-port", str(ssh_port), "--port", str(port),
                 *(["--web-port", str(web_port)] if web else []), "--bot-speed", "0.05", *options]
         if host_key:

@@ -192,3 +192,29 @@ def test_host_and_serve_tell_others_the_lan_address(capsys: pytest.CaptureFixtur
     assert f"ssh -p 2222 {lan_address()}" in out and "127.0.1.1" not in out
     assert f"ws://{host_and_port(lan_address(), 7778)}" in out
     assert f"http://{host_and_port(lan_address(), 8080)}/" in out
+
+
+async def test_the_saved_match_is_private_and_replays_as_a_record(tmp_path: Path) -> None:
+    """The match against bots saves itself 0600, and `cardtui replay` reads the save as the
+    record of the round so far (docs/RECORDS.md, "Records the programs write")."""
+    import asyncio
+    import json
+
+    from netplay.session.events import SeatInfo
+    from netplay.session.local import LocalMatch
+    from tui.cli import main
+
+    path = tmp_path / "saved.json"
+    seats = [SeatInfo("Me", "leo"), SeatInfo("Ada", "pisces", "greedy")]
+    match = LocalMatch.new("zodiak", seats, seed=3, delay=0.0, save_path=path)
+    await match.start()
+    while match.state is None or match.state.turn != 0:
+        await asyncio.sleep(0)
+    await match.submit(next(iter(match.state.legal_moves())))
+    while match.state.turn != 0 and not match.state.round_over:
+        await asyncio.sleep(0)
+    await match.close()
+    assert mode(path) == 0o600
+    saved = json.loads(path.read_text())
+    assert "cardtui" in saved and len(saved["moves"]) >= 1
+    assert main(["replay", "--json", str(path)]) == 0

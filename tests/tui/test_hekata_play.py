@@ -11,7 +11,7 @@ SEATS = [{"name": "Me"}, {"name": "Ada", "bot": "greedy"}]
 
 
 def deal_app() -> object:
-    # RULES.md's example: table 1 0, you lay 9 and take `10 + 9_`.
+    # An example of tui/RULES.md 2.3: table 1 0, you lay 9 and take `10 + 9_`.
     return app_from_deal("hekata", SEATS, 0, {
         "hands": [[9, 3, 4, 5, 6, 7], [2, 2, 3, 3, 4, 4]], "table": [1, 0],
         "stock": [5, 5, 6, 6, 7, 7, 8, 8]})
@@ -48,7 +48,7 @@ async def test_hint_fills_the_best_trick_and_escape_lays_alone() -> None:
         await pilot.press("enter")  # the cursor is on the 9 the hint chose
         await pilot.press("escape")  # lay it without taking
         await settle(pilot)
-        assert "Me lays 9\n" in log_text(app) + "\n"
+        assert "Me lays 9, draws 5\n" in log_text(app) + "\n"  # issue 13.17: what you drew
 
 
 async def test_a_whole_deal_by_keys() -> None:

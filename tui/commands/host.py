@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import getpass
 import secrets
-import signal
 import sys
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from netplay.relay.client import RelayConnection, relay_url
 from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.table.host import Host, HostConfig
-from tui.commands.netargs import add_player_arguments
+from tui.commands.netargs import add_player_arguments, stop_on_signals
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
         " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
@@ -54,11 +54,23 @@ def default_save_path() -> Path:
     return data_dir() / "hosted.json"
 
 
+def host_seat_file(save: Path) -> Path:
+    """Where the host's own seat keeps its token and key, next to the table's save file."""
+    return save.with_name(save.stem + ".seat.json")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the host until the match ends or Ctrl-C."""
     try:
         return asyncio.run(host_main(args))
-    except (IllegalMove, ValueError, OSError) as exc:
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            print(f"cardtui host: port {args.port} is already in use (another cardtui host?):"
+                  f" choose another with --port", file=sys.stderr)
+        else:
+            print(f"cardtui host: {exc}", file=sys.stderr)
+        return 2
+    except (IllegalMove, ValueError) as exc:
         print(f"cardtui host: {exc}", file=sys.stderr)
         return 2
 
@@ -79,9 +91,15 @@ async def host_main(args: argparse.Namespace) -> int:
         if not save.exists():
             print(f"cardtui host: no saved game at {save}", file=sys.stderr)
             return 2
-        host, room, host_secret = Host.resume(config, save)
+        try:
+            host, room, host_secret = Host.resume(config, save)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{save} is not a game this cardtui can resume ({exc}): move it"
+                             " away to host a new game") from exc
     else:
         host = Host(config)
+        # A new table: the last table's seat file must not lend this one its token or nonces.
+        host_seat_file(save).unlink(missing_ok=True)
     if not args.headless:
         # The app owns the terminal; the dealer's running commentary would scribble over it.
         host.on_event = lambda line: None
@@ -94,11 +112,9 @@ async def host_main(args: argparse.Namespace) -> int:
             relay.relay.adopt_room(room, host_secret)
         url = f"ws://127.0.0.1:{relay.port}/ws"
     conn = await RelayConnection.open_room(url, room, host_secret)
-    join_hint = announce(args, conn.room, relay.port if relay else None)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    join_hint = announce(args, conn.room, relay.port if relay else None,
+                         host.identity.public.fingerprint())
+    stop = stop_on_signals()
     serving = asyncio.create_task(host.serve(conn))
     seat_app = None
     if not args.headless:
@@ -107,7 +123,7 @@ async def host_main(args: argparse.Namespace) -> int:
         seat_app = asyncio.create_task(run_seat_app(
             url, conn.room, args.name or getpass.getuser(), args.sign,
             owner=bytes.fromhex(config.owner_secret or ""), result=None, ascii_only=args.ascii,
-            join_hint=join_hint))
+            join_hint=join_hint, seat_file=host_seat_file(save)))
     waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     for task in waiters:
@@ -118,14 +134,16 @@ async def host_main(args: argparse.Namespace) -> int:
     return 0 if host.finished or not args.headless else 130
 
 
-def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
-    """Print, and return, what others type to join."""
+def announce(args: argparse.Namespace, room: str, port: int | None, fingerprint: str = "") -> str:
+    """Print, and return, what others type to join (`--expect` names this host's key)."""
     code = format_room_code(room)
+    expect = f" --expect {fingerprint}" if fingerprint else ""
     if port is None:
-        hint = f"cardtui join --relay {args.relay} {code}"
+        hint = f"cardtui join --relay {args.relay} {code}{expect}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
-    hint = f"cardtui join {host_and_port(reachable_address(args.bind), port)}"
+    address = host_and_port(reachable_address(args.bind), port)
+    hint = f"cardtui join {address}{expect}"
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint

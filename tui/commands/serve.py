@@ -317,13 +317,9 @@ async def listen(runner: object, bind: str, port: int) -> int:
 
 async def until_signalled() -> None:
     """Return on SIGINT or SIGTERM."""
-    import asyncio
+    from tui.commands.netargs import stop_on_signals
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
+    await stop_on_signals().wait()
 
 
 def who_may_enter(args: argparse.Namespace) -> str:

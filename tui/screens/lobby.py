@@ -148,7 +148,8 @@ class LobbyScreen(Screen[None]):
         # A user name is whatever the SSH client sent: shown as plain text, never as markup.
         yield Static(Text(f"Tables on this server — you are {self.player_name}"),
                      id="lobby-title")
-        yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it.",
+        yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it."
+                     " The server deals every table: it can see every hand.",
                      id="lobby-help")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield Static("Loading the tables…", id="lobby-status")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -15,6 +16,7 @@ from engine.errors import IllegalMove, RecordError
 from engine.games import GAMES, ZODIAK
 from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
+from tui.screens.dialogs import ConfirmQuit
 
 BOT_LABELS = {"greedy": "Greedy (quick, easy to beat)", "random": "Random (any legal move)",
               "expert": "Expert (searches up to a second a move)"}
@@ -24,7 +26,10 @@ class StartScreen(Screen[None]):
     """Pick a game and seats; enter (or the Play button) starts a match against bots."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "play", "Play", priority=True),
+        # Not a priority key: on a drop-down enter opens it, and only the Play button, the name
+        # field or the screen itself start a match.
+        Binding("enter", "play", "Play", show=False),
+        Binding("p", "play", "Play"),
         Binding("r", "resume", "Resume saved"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
@@ -61,7 +66,7 @@ class StartScreen(Screen[None]):
                              allow_blank=False, id="bot-kind")
             yield Static(GAMES[d.game].blurb, id="about")
             with Horizontal(id="start-buttons"):
-                yield Button("Play (enter)", variant="primary", id="play")
+                yield Button("Play (p)", variant="primary", id="play")
                 if save_path().exists():
                     yield Button("Resume saved match (r)", id="resume")
             yield Static("", id="start-error")
@@ -114,7 +119,28 @@ class StartScreen(Screen[None]):
             return save_path().exists()
         return True
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_play()
+
     def action_play(self) -> None:
+        try:
+            self.options().check()
+        except IllegalMove as exc:
+            self.query_one("#start-error", Static).update(str(exc))
+            return
+        if save_path().exists():
+            # One save slot: a new match would replace the saved one when it is quit.
+            question = ("You have a saved match. A new match replaces it when you quit."
+                        " Start a new match anyway?")
+            self.app.push_screen(ConfirmQuit(question, yes="Start new (y)", no="Keep it (n)"),
+                                 self._start_if)
+            return
+        self._start_if(True)
+
+    def _start_if(self, yes: bool | None) -> None:
+        if not yes:
+            return
         try:
             session = new_match(self.options())
         except IllegalMove as exc:
@@ -126,7 +152,7 @@ class StartScreen(Screen[None]):
         try:
             session = resume_match(self.defaults.speed)
         except (FileNotFoundError, RecordError, ValueError) as exc:
-            self.query_one("#start-error", Static).update(str(exc))
+            self.query_one("#start-error", Static).update(Text(str(exc)))
             return
         self.app.play(session)  # type: ignore[attr-defined]
 

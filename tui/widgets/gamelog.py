@@ -1,4 +1,4 @@
-"""The log of every move, in RULES.md notation, newest at the bottom."""
+"""The log of every move, in tui/RULES.md 3 notation, newest at the bottom."""
 
 from __future__ import annotations
 

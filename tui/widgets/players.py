@@ -12,6 +12,7 @@ from textual.widget import Widget
 from engine.games import game_named
 from engine.zodiak import SIGN_CARDS
 from netplay.session.events import SeatInfo
+from tui.literal import literal
 
 TEAM_NAMES = ("A", "B")
 
@@ -44,24 +45,29 @@ class Players(Widget):
             return Text("waiting for the deal…")
         table = Table(box=None, show_header=False, padding=(0, 1), expand=True, pad_edge=False)
         table.add_column(width=1, no_wrap=True)
-        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+        table.add_column(ratio=1, no_wrap=True, overflow="ellipsis", min_width=4)
         table.add_column(justify="right", no_wrap=True)
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
         hekata = not game_named(state.game).uses_signs
         roomy = self.size.width >= 50  # narrow panels abbreviate signs and drop bot kinds
+        # Long scores (a Hekata match can reach billions) keep every digit: the words go first.
+        longest = max((len(f"{s:,}") for s in state.scores), default=1)
+        terse = self.size.width < 34 + longest
         for seat, info in enumerate(state.seats):
             size = state.sizes[seat] if seat < len(state.sizes) else 0
             if hekata:
                 team = seat % 2 if len(state.seats) == 4 else seat
-                side = f"team {TEAM_NAMES[team]}"
+                side = TEAM_NAMES[team] if terse else f"team {TEAM_NAMES[team]}"
                 score = state.scores[team] if team < len(state.scores) else 0
             else:
                 card = SIGN_CARDS[info.sign].pretty(self.ascii_only) if info.sign else ""
                 sign = (info.sign or "").capitalize()
                 side = f"{sign if roomy else sign[:3]} {card}"
                 score = state.scores[seat] if seat < len(state.scores) else 0
-            name = Text(info.name, style="bold" if seat == state.my_seat else "")
+            name = literal(info.name, style="bold" if seat == state.my_seat else "")
+            if seat == state.my_seat:
+                name.append(" (you)", style="bold")
             if info.bot and roomy:
                 name.append(f" ({info.bot})", style="dim")
             if not info.connected:
@@ -71,6 +77,6 @@ class Players(Widget):
             row_style = "reverse" if turn else ""
             if seat == state.last_mover and not turn:
                 row_style = "italic"
-            table.add_row(marker, name, f"{size} card{'s' if size != 1 else ''}", side,
-                          f"{score:,}", style=row_style)
+            count = str(size) if terse else f"{size} card{'s' if size != 1 else ''}"
+            table.add_row(marker, name, count, side, f"{score:,}", style=row_style)
         return table
