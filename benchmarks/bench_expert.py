@@ -31,11 +31,13 @@ FIGURES = {
 }
 
 
-def summary(log: Path) -> dict[str, dict[str, object]]:
-    """Every figure's rounds, wins, draws and 95% interval so far, from the log."""
+def summary(*logs: Path) -> dict[str, dict[str, object]]:
+    """Every figure's rounds, wins, draws and 95% interval so far, from the logs."""
     totals: dict[str, dict[str, int]] = {}
     budgets: dict[str, set[int]] = {}
-    if log.exists():
+    for log in logs:
+        if not log.exists():
+            continue
         for line in log.read_text().splitlines():
             chunk = json.loads(line)
             name = chunk["figure"]
@@ -53,9 +55,9 @@ def summary(log: Path) -> dict[str, dict[str, object]]:
     return out
 
 
-def print_summary(log: Path) -> None:
+def print_summary(*logs: Path) -> None:
     """The figures so far, one line each."""
-    for name, figure in summary(log).items():
+    for name, figure in summary(*logs).items():
         low, high = figure["ci95"]  # type: ignore[misc]
         print(f"{name}: expert won {figure['wins']}/{figure['rounds']}"
               f" = {100 * figure['rate']:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%),"  # type: ignore[operator]
@@ -71,14 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", choices=sorted(FIGURES), action="append",
                         help="measure only these figures")
     parser.add_argument("--log", type=Path, default=Path("bench_expert.jsonl"))
-    parser.add_argument("--summary", action="store_true", help="only print the log's figures")
+    parser.add_argument("--summary", action="store_true", help="only print the logs' figures")
+    parser.add_argument("--first-seed", type=int, default=1,
+                        help="the first chunk's seed (a second process on its own log starts"
+                        " elsewhere, e.g. 1001, so that the two play different deals)")
+    parser.add_argument("--also", type=Path, action="append", default=[],
+                        help="with --summary: more logs to add up (another process's)")
     args = parser.parse_args(argv)
     if args.summary:
-        print_summary(args.log)
+        print_summary(args.log, *args.also)
         return 0
     for name in args.only or list(FIGURES):
         game, players, bots, _, chunk = FIGURES[name]
-        seed = 0
+        seed = args.first_seed - 1
         while summary(args.log).get(name, {}).get("rounds", 0) < args.rounds:  # type: ignore[operator]
             seed += 1
             done = {json.loads(line)["seed"] for line in args.log.read_text().splitlines()

@@ -72,7 +72,7 @@ def from_engine_move(move: zodiak.ZodiakMove) -> FastMove:
 
 
 class FastZodiak:
-    """A Zodiak round with every card known, on bit masks (RULES.md section 1)."""
+    """A Zodiak round with every card known, on bit masks (tui/RULES.md section 1)."""
 
     __slots__ = (
         "blocked",
@@ -309,7 +309,7 @@ def trick_value(table_counts: Sequence[int], card: int) -> tuple[int, tuple[int,
 
 
 class FastHekata:
-    """A Hekata deal with every card known, on digit counts (RULES.md section 2).
+    """A Hekata deal with every card known, on digit counts (tui/RULES.md section 2).
 
     A move lays a card and either takes that card's best trick or takes nothing:
     the moves `HekataDeal.legal_moves` lists.

@@ -10,6 +10,7 @@ from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, 
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit, MatchResult
+from tui.screens.game import GameScreen
 from tui.screens.hekata import HekataScreen
 from tui.screens.help import HelpScreen
 from tui.screens.start import StartScreen
@@ -48,9 +49,13 @@ async def test_start_screen_seats_the_chosen_bot_kind() -> None:
         bots.value = "expert"  # a Select refuses a value it does not offer
         await pilot.pause()
         assert app.screen.options().bots == ("expert",)
-        await pilot.press("enter")
-        screen = await settle(pilot)
-        assert screen.seats[1].bot == "expert"
+        await pilot.press("p")
+        for _ in range(2000):  # the expert may be thinking: the screen is enough here
+            await pilot.pause()
+            if isinstance(app.screen, GameScreen):
+                break
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.session.seats[1].bot == "expert"
 
 
 async def test_help_shows_the_rules() -> None:
