@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from typing import ClassVar
 
@@ -83,6 +84,25 @@ class CardApp(App[str | None]):
             save_settings(settings)
         except OSError as exc:
             self.notify(f"Settings not saved: {exc}", severity="warning")
+
+    def open_settings(self, after: Callable[[], None] | None = None) -> None:
+        """Show the settings screen; saved settings apply at once (cards: from the next screen)."""
+        from tui.screens.settings import SettingsScreen
+
+        def apply(chosen: Settings | None) -> None:
+            if chosen is None:
+                return
+            self.update_settings(chosen)
+            if chosen.theme in self.available_themes and not os.environ.get("CARDTUI_THEME"):
+                self.theme = chosen.theme
+            self.ascii_only = chosen.card_style == "ascii"
+            self.set_class(self.ascii_only, "-ascii")
+            self.pace = chosen.speed
+            self.notify("Settings saved.", timeout=2)
+            if after is not None:
+                after()
+
+        self.push_screen(SettingsScreen(self.settings, sorted(self.available_themes)), apply)
 
     def record_result(self, game: str, won: bool) -> None:
         """Count a finished match in the saved statistics."""

@@ -409,3 +409,58 @@ async def test_the_bell_rings_on_your_turn_when_wanted() -> None:
         screen = await settle(pilot)
         assert isinstance(screen, ZodiakScreen) and screen.my_turn
         assert rings
+
+
+# -- settings that stay -------------------------------------------------------------------------
+
+
+async def test_settings_are_saved_and_become_the_start_screens_defaults() -> None:
+    from textual.widgets import Input, Switch
+
+    from tui.screens.settings import SettingsScreen
+
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        screen.query_one("#set-name", Input).value = "Zoe"
+        screen.query_one("#set-bell", Switch).value = True
+        screen.query_one("#set-speed").value = "fast"
+        screen.query_one("#set-cards").value = "ascii"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        assert app.screen.query_one("#name", Input).value == "Zoe"
+        assert app.ascii_only and app.has_class("-ascii")
+    saved = load_settings()
+    assert (saved.name, saved.bell, saved.bot_speed, saved.card_style) == (
+        "Zoe", True, "fast", "ascii")
+
+
+async def test_escape_leaves_the_settings_as_they_were() -> None:
+    from textual.widgets import Input
+
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+        app.screen.query_one("#set-name", Input).value = "Zoe"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+    assert load_settings().name == ""
+
+
+def test_a_garbled_settings_file_gives_defaults(tmp_path: Path) -> None:
+    from tui.settings import Settings, settings_path
+
+    settings_path().parent.mkdir(parents=True, exist_ok=True)
+    for text in ("", "[]", '{"bot_speed": "warp", "bell": "yes", "name": 7}', "{"):
+        settings_path().write_text(text)
+        assert load_settings() == Settings()
+    settings_path().write_text('{"bot_speed": "slow", "sign": "virgo", "junk": 1}')
+    assert (load_settings().bot_speed, load_settings().sign) == ("slow", "virgo")

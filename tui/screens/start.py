@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -31,6 +32,7 @@ class StartScreen(Screen[None]):
         Binding("enter", "play", "Play", show=False),
         Binding("p", "play", "Play"),
         Binding("r", "resume", "Resume saved"),
+        Binding("s", "settings", "Settings"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
     ]
@@ -41,7 +43,7 @@ class StartScreen(Screen[None]):
         self.ascii_only = ascii_only
 
     def compose(self) -> ComposeResult:
-        d = self.defaults
+        d = self.defaults = self._with_settings(self.defaults)
         yield Header()
         with Vertical(id="start"):
             yield Static("Play cards against bots", id="start-title")
@@ -69,8 +71,25 @@ class StartScreen(Screen[None]):
                 yield Button("Play (p)", variant="primary", id="play")
                 if save_path().exists():
                     yield Button("Resume saved match (r)", id="resume")
+                yield Button("Settings (s)", id="settings-button")
             yield Static("", id="start-error")
         yield Footer()
+
+    def _with_settings(self, d: MatchOptions) -> MatchOptions:
+        # The saved name, sign and bot speed are the defaults; the command line's seed stays.
+        settings = getattr(self.app, "settings", None)
+        if settings is None:
+            return d
+        return replace(d, name=settings.name or d.name, sign=settings.sign or d.sign,
+                       speed=settings.speed)
+
+    def action_settings(self) -> None:
+        self.app.open_settings(self._refresh_from_settings)  # type: ignore[attr-defined]
+
+    def _refresh_from_settings(self) -> None:
+        self.defaults = self._with_settings(self.defaults)
+        self.query_one("#name", Input).value = self.defaults.name
+        self.query_one("#sign", Select).value = self.defaults.sign
 
     def _sign_label(self, sign: str) -> str:
         return f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(self.ascii_only)})"
@@ -161,6 +180,8 @@ class StartScreen(Screen[None]):
             self.action_play()
         elif event.button.id == "resume":
             self.action_resume()
+        elif event.button.id == "settings-button":
+            self.action_settings()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
