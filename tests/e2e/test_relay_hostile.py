@@ -117,6 +117,36 @@ def test_slowloris_is_dropped_and_logged_once_per_interval(procs: Procs) -> None
     assert "Traceback" not in log
 
 
+def test_a_message_flood_from_one_address_does_not_stop_a_match(procs: Procs) -> None:
+    """Items 5 and 6 for messages: 200 connections from 127.0.0.2 each sending 100 pings a
+    second (opening rooms where they may, coming back when dropped) all through a match."""
+    url = start_relay(procs)
+    flood = attack(procs, "flood", "flood", url + "/ws", "--from", "127.0.0.2",
+                   "--conns", "200", "--rate", "100", "--seconds", "600")
+    procs.wait_for_log("flood", r"connected \d+ of 200")
+    host, code = start_host(procs, url)
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    assert flood.poll() is None  # it flooded all along
+    assert re.search(r"connected ([1-9]|[1-5]\d|6[0-4]) of 200", procs.log("flood"))
+
+
+def test_a_host_that_loses_its_relay_says_so(procs: Procs) -> None:
+    """A relay killed in the middle of a match: the host says so in one line and exits 1."""
+    url = start_relay(procs)
+    host, code = start_host(procs, url, seed="6")
+    start_bots(procs, ["--relay", url, code])
+    procs.wait_for_log("host", r"move 10:")
+    relay = procs.procs[0]
+    relay.kill()
+    relay.wait()
+    host.wait(timeout=60)
+    assert host.returncode == 1
+    lines = [line for line in procs.log("host").splitlines() if line.startswith("cardtui host:")]
+    assert len(lines) == 1, procs.log("host")
+    assert lines[0].startswith("cardtui host: lost the relay before the match ended")
+    assert "Traceback" not in procs.log("host")
+
+
 def test_a_squatter_cannot_keep_a_seat_from_coming_back(procs: Procs) -> None:
     """Item 7: a stranger holds every waiting slot its address may; a killed seat's process,
     started again, takes its own seat back (no bot takes it) and the match finishes."""
