@@ -86,8 +86,13 @@ def run_start_screen(ascii_only: bool = False) -> int:
     from tui.app import CardApp
 
     defaults = MatchOptions(ZODIAK.name, ZODIAK.default_players, default_name(), sign_of_today())
-    return _run_app(CardApp(defaults=defaults, ascii_only=ascii_only,
-                            pace=load_settings().speed))
+    app = CardApp(defaults=defaults, ascii_only=ascii_only, pace=load_settings().speed)
+    status = _run_app(app)
+    if app.next_command:
+        from tui.cli import main
+
+        return main([*app.next_command, *(["--ascii"] if ascii_only else [])])
+    return status
 
 
 def _run_app(app) -> int:
