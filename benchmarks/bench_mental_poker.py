@@ -165,7 +165,7 @@ class Client:
         self.everyone(lambda v: v.start_epoch(cards))
         for party in PARTIES:
             self.say(party, lambda v: v.shuffle_message())
-        return len(self.rounds[0].decks) - 1
+        return self.rounds[0].epoch
 
     def deal_to(self, epoch: int, owners: list[Any]) -> list[int]:
         """Assign positions to `owners`; every party but each owner sends its shares."""

@@ -25,7 +25,7 @@ from netplay.fair.commit import (
 )
 from netplay.fair.context import MAX_PARTY, ProofContext
 from netplay.fair.deck import MentalDeck
-from netplay.fair.group import Point
+from netplay.fair.group import Point, Scalar, base_times
 from netplay.fair.keys import JointKey, KeyAnnouncement, RoundKey
 from netplay.fair.shares import SHARE_SIZE, DecryptionShare, make_share
 
@@ -42,11 +42,13 @@ class MentalRound:
     round_no: int
     party: int
     parties: tuple[int, ...]
+    first_epoch: int = 0  # a deal made again after a void starts past the voided epochs
     key: RoundKey = field(default_factory=RoundKey.generate)
     announced: dict[int, KeyAnnouncement] = field(default_factory=dict)
     joint: JointKey | None = None
-    decks: list[MentalDeck] = field(default_factory=list)
-    owners: list[list[Owner]] = field(default_factory=list)  # per epoch, per dealt position
+    decks: dict[int, MentalDeck] = field(default_factory=dict)  # by epoch
+    owners: dict[int, list[Owner]] = field(default_factory=dict)  # per epoch, per dealt position
+    adopted: dict[int, RoundKey] = field(default_factory=dict)  # keys handed over to this party
     shares: dict[tuple[int, int], dict[int, Point]] = field(default_factory=dict)  # checked
     unchecked: dict[tuple[int, int], dict[int, DecryptionShare]] = field(default_factory=dict)
     known: dict[tuple[int, int], str] = field(default_factory=dict)  # cards this party has seen
@@ -65,24 +67,26 @@ class MentalRound:
 
     def key_message(self) -> dict[str, Any]:
         """This party's round key with its proof of knowledge (mp_key)."""
-        announcement = self.key.announce(self.context(0), self.party)
+        announcement = self.key.announce(self.context(self.first_epoch), self.party)
         self.announced[self.party] = announcement
         self._maybe_join()
-        return {"t": "mp_key", "round": self.round_no, "epoch": 0, "key": announcement.encode()}
+        return {"t": "mp_key", "round": self.round_no, "epoch": self.first_epoch,
+                "key": announcement.encode()}
 
     def _on_key(self, sender: int, msg: dict[str, Any]) -> None:
         if sender in self.announced:
             raise FairnessError(sender, "it announced a second round key")
-        if msg.get("epoch") != 0:
-            raise FairnessError(sender, "a round key must be for the deal, epoch 0")
+        if msg.get("epoch") != self.first_epoch:
+            raise FairnessError(sender, "its round key is not for this deal's first epoch")
         announcement = KeyAnnouncement.decode(msg.get("key"), sender)
-        announcement.verify(self.context(0), sender)
+        announcement.verify(self.context(self.first_epoch), sender)
         self.announced[sender] = announcement
         self._maybe_join()
 
     def _maybe_join(self) -> None:
         if self.joint is None and set(self.announced) == set(self.parties):
-            self.joint = JointKey.from_announcements(self.context(0), self.announced)
+            self.joint = JointKey.from_announcements(self.context(self.first_epoch),
+                                                     self.announced)
 
     # -- shuffles ----------------------------------------------------------------------
 
@@ -90,26 +94,35 @@ class MentalRound:
         """Begin the next epoch over `cards` (the deal's deck, or a reshuffled pile)."""
         if self.joint is None:
             raise FairnessError(LOCAL, "no epoch starts before every party's key is in")
-        if self.decks and not self.decks[-1].ready:
+        if self.decks and not self.decks[self.epoch].ready:
             raise FairnessError(LOCAL, "an epoch starts only after the last one is shuffled")
-        # Each epoch has its own proof context; the keys stay those of the round.
-        self.decks.append(MentalDeck(self.context(len(self.decks)), self.joint, cards,
-                                     list(self.parties)))
-        self.owners.append([])
-        return len(self.decks) - 1
+        # Each epoch has its own proof context; the keys stay those of the deal.
+        epoch = self.epoch + 1 if self.decks else self.first_epoch
+        self.decks[epoch] = MentalDeck(self.context(epoch), self.joint, cards, list(self.parties))
+        self.owners[epoch] = []
+        return epoch
 
-    def shuffle_message(self) -> dict[str, Any] | None:
-        """This party's shuffle of the current epoch when it is its turn (mp_shuffle)."""
-        if not self.decks or self.decks[-1].next_shuffler != self.party:
+    @property
+    def epoch(self) -> int:
+        """The current (latest) epoch."""
+        return max(self.decks, default=self.first_epoch)
+
+    def shuffle_message(self, party: int | None = None) -> dict[str, Any] | None:
+        """The shuffle of the current epoch (mp_shuffle) when it is this party's turn, or that
+        of a `party` whose key was handed over to it."""
+        party = self.party if party is None else party
+        if not self.decks or self.decks[self.epoch].next_shuffler != party:
             return None
-        deck, epoch = self.decks[-1], len(self.decks) - 1
+        if party != self.party and party not in self.adopted:
+            raise FairnessError(LOCAL, f"party {party}'s key was not handed over")
+        deck, epoch = self.decks[self.epoch], self.epoch
         step = deck.steps_done
         return {"t": "mp_shuffle", "round": self.round_no, "epoch": epoch, "step": step,
-                "deck": deck.shuffle(self.party)}
+                "deck": deck.shuffle(party)}
 
     def _on_shuffle(self, sender: int, msg: dict[str, Any]) -> None:
         epoch = require_uint(msg.get("epoch"), "epoch", sender)
-        if epoch != len(self.decks) - 1:
+        if not self.decks or epoch != self.epoch:
             raise FairnessError(sender, f"it sent a shuffle for epoch {epoch}, not the current")
         deck = self.decks[epoch]
         if msg.get("step") != deck.steps_done:
@@ -120,7 +133,7 @@ class MentalRound:
 
     def assign(self, epoch: int, owners: Sequence[Owner]) -> list[int]:
         """Deal the next positions of `epoch` to `owners` in order; return those positions."""
-        if not 0 <= epoch < len(self.decks) or not self.decks[epoch].ready:
+        if epoch not in self.decks or not self.decks[epoch].ready:
             raise FairnessError(LOCAL, f"epoch {epoch} is not shuffled")
         dealt = self.owners[epoch]
         if len(dealt) + len(owners) > len(self.decks[epoch].cards):
@@ -132,14 +145,19 @@ class MentalRound:
         dealt.extend(owners)
         return list(range(first, len(dealt)))
 
-    def shares_message(self, epoch: int, positions: Sequence[int]) -> dict[str, Any]:
+    def shares_message(
+        self, epoch: int, positions: Sequence[int], party: int | None = None
+    ) -> dict[str, Any]:
         """This party's shares of `positions` (mp_shares): the others' cards, or its own to
-        play them face up."""
+        play them face up; or those of a `party` whose key was handed over to it."""
+        party = self.party if party is None else party
+        key = self.key if party == self.party else self.adopted.get(party)
+        if key is None:
+            raise FairnessError(LOCAL, f"party {party}'s key was not handed over")
         deck = self.decks[epoch]
-        made = [make_share(self.key, deck.ciphertext(q), deck.context, self.party, q)
-                for q in positions]
+        made = [make_share(key, deck.ciphertext(q), deck.context, party, q) for q in positions]
         for q, share in zip(positions, made, strict=True):
-            self._note_share(epoch, q, self.party, share, checked=True)
+            self._note_share(epoch, q, party, share, checked=True)
         blob = b"".join(share.encode() for share in made)
         return {"t": "mp_shares", "round": self.round_no, "epoch": epoch,
                 "positions": list(positions), "shares": blob}
@@ -147,7 +165,7 @@ class MentalRound:
     def _on_shares(self, sender: int, msg: dict[str, Any]) -> None:
         epoch = require_uint(msg.get("epoch"), "epoch", sender)
         positions = msg.get("positions")
-        if (epoch >= len(self.decks) or not isinstance(positions, list)
+        if (epoch not in self.decks or not isinstance(positions, list)
                 or not 0 < len(positions) <= MAX_POSITIONS):
             raise FairnessError(sender, "its shares name no dealt positions of a known epoch")
         blob = require_bytes(msg.get("shares"), "shares", sender, SHARE_SIZE * len(positions))
@@ -162,7 +180,7 @@ class MentalRound:
             # A share of another party's private card opens nothing here until that card is
             # played face up, so its proof is checked then; its owner checks it at once.
             owner = self.owners[epoch][q]
-            needed = owner in (self.party, TABLE, sender)
+            needed = owner in (self.party, TABLE, sender) or owner in self.adopted
             if needed:
                 self._verify(epoch, q, sender, share)
             accepted.append((q, share, needed))
@@ -197,9 +215,39 @@ class MentalRound:
                 seen[sender] = pending.value
             self.known[where] = self.decks[epoch].open(position, seen)
             self.public.add(where)
-        elif self.owners[epoch][position] == self.party and holders | {self.party} == set(
-                self.parties):
-            self.known[where] = self.decks[epoch].open(position, seen, own=(self.party, self.key))
+        else:
+            owner = self.owners[epoch][position]
+            key = self.key if owner == self.party else self.adopted.get(owner)  # type: ignore[arg-type]
+            if key is not None and holders | {owner} == set(self.parties):
+                assert isinstance(owner, int)
+                self.known[where] = self.decks[epoch].open(position, seen, own=(owner, key))
+
+    # -- a person who leaves in good order -------------------------------------------
+
+    def handover_secret(self) -> bytes:
+        """This party's round secret, for its holder to seal to the host before leaving."""
+        return self.key.secret.data
+
+    def adopt(self, party: int, secret: object) -> None:
+        """Take over `party`'s round key (mp_handover): refuse a secret that is not its key."""
+        public = self.announced.get(party)
+        if public is None or party == self.party:
+            raise FairnessError(party, "it handed over a key it never announced")
+        key = RoundKey(Scalar.decode(secret, party, "round secret"), public.public)
+        if base_times(key.secret) != key.public:
+            raise FairnessError(party, "it handed over a secret that is not its round key")
+        self.adopted[party] = key
+        for (epoch, position), seen in list(self.shares.items()):  # cards it can open now
+            where = (epoch, position)
+            waiting = self.unchecked.get(where, {})
+            if (self.owners[epoch][position] != party or where in self.known
+                    or set(seen) | set(waiting) | {party} != set(self.parties)):
+                continue
+            for sender, pending in sorted(waiting.items()):  # needed now: checked now
+                del waiting[sender]
+                self._verify(epoch, position, sender, pending)
+                seen[sender] = pending.value
+            self.known[where] = self.decks[epoch].open(position, seen, own=(party, key))
 
     # -- everything a peer sends -----------------------------------------------------
 
@@ -221,7 +269,8 @@ class MentalRound:
             raise FairnessError(sender, "it sent a shuffle or a share before every round key")
         handler(sender, msg)
 
-    def my_cards(self) -> dict[tuple[int, int], str]:
-        """The cards dealt to this party that it has opened, by (epoch, position)."""
+    def my_cards(self, party: int | None = None) -> dict[tuple[int, int], str]:
+        """The cards dealt to this party (or to `party`, handed over) that it has opened."""
+        party = self.party if party is None else party
         return {where: card for where, card in self.known.items()
-                if self.owners[where[0]][where[1]] == self.party}
+                if self.owners[where[0]][where[1]] == party}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +74,7 @@ __all__ = ["RemoteSession", "SeatIdentity", "play_as_bot"]
 log = logging.getLogger("cardtui.client")
 BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
+ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not coming back
 
 
 @dataclass
@@ -87,6 +89,7 @@ class RemoteSession(ClientChecks, GameSession):
     owner: bytes | None = None
     identity_path: Path | None = None
     result_path: Path | None = None
+    tls: ssl.SSLContext | None = None
     identity: SeatIdentity = field(default_factory=SeatIdentity)
     expect: str | None = None  # the host fingerprint a person was given (`join --expect`)
     refused: str | None = None  # why this seat left a table it did not expect
@@ -118,6 +121,7 @@ class RemoteSession(ClientChecks, GameSession):
     _task: asyncio.Task | None = None
     _started_match: bool = False
     is_owner: bool = False
+    gone: str | None = None  # why the session ended for good without a result
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -127,7 +131,11 @@ class RemoteSession(ClientChecks, GameSession):
             return
         self.identity = SeatIdentity.load(self.identity_path)
         self._http = aiohttp.ClientSession()
-        await self._connect()
+        try:
+            await self._connect()
+        except BaseException:
+            await self._shutdown_connection()
+            raise
         self._task = asyncio.create_task(self._run())
 
     def fingerprint(self) -> str:
@@ -143,7 +151,8 @@ class RemoteSession(ClientChecks, GameSession):
 
     async def _connect(self) -> None:
         assert self._http is not None
-        self._conn = await RelayConnection.enter(self.url, self.room, session=self._http)
+        self._conn = await RelayConnection.enter(self.url, self.room, session=self._http,
+                                                 tls=self.tls)
         self.room = self._conn.room
         await self._send_join()
 
@@ -177,19 +186,33 @@ class RemoteSession(ClientChecks, GameSession):
             if self.closed or self.result is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
-            while not self.closed:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, BACKOFF_MAX)
-                try:
-                    await self._connect()
-                    self.emit(Notice("reconnected"))
-                    break
-                except RelayRefused as exc:
-                    self.emit(Notice(f"the relay refused: {exc.message}", "error"))
-                except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError):
-                    continue
+            if not await self._reconnect(delay):
+                break
         await self._shutdown_connection()
         self.closed = True
+        if self.gone is not None:
+            self.emit(Notice(self.gone, "error"))  # also wakes a reader waiting for events
+
+    async def _reconnect(self, delay: float) -> bool:
+        """Try to get back into the room, saying why each try failed; False: the room is gone."""
+        missing = 0
+        while not self.closed:
+            await asyncio.sleep(delay)
+            try:
+                await self._connect()
+                self.emit(Notice("reconnected"))
+                return True
+            except RelayRefused as exc:
+                missing = missing + 1 if exc.code == "no_such_room" else 0
+                if missing >= ROOM_GONE_TRIES:
+                    self.gone = "the room is gone: its host did not come back in time"
+                    return False
+                why = f"the relay refused: {exc.message}"
+            except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError) as exc:
+                why = f"reconnecting failed: {exc}"
+            delay = min(delay * 2, BACKOFF_MAX)
+            self.emit(Notice(f"{why}; trying again in {delay:g} s", "warning"))
+        return False
 
     async def _on_relay(self, msg: dict[str, Any]) -> None:
         kind = msg.get("t")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 import time
@@ -19,6 +20,8 @@ from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
 from netplay.session.events import SeatInfo
 from netplay.table.dealing import MAX_CHAIN
+
+log = logging.getLogger("cardtui.host")
 
 
 @dataclass
@@ -82,6 +85,7 @@ class HostLobby:
         index = self.seat_of(conn)
         if index is None:
             index = await self._take_seat(conn, msg, ident)
+        await self._admit(conn, watch=index is None)
         if index is None:
             self.spectators.add(conn)
             welcome = pack("welcome", seat=None, token=None, **self._table_facts())
@@ -102,6 +106,14 @@ class HostLobby:
         self._nonce_wake.set()
         await self._start_if_everyone_is_in()
         self._save()
+
+    async def _admit(self, conn: int, watch: bool) -> None:
+        """Tell the relay this conn joined, so it keeps it (and counts it as a seat or watcher)."""
+        if self.relay is not None and not self.relay.closed:
+            try:
+                await self.relay.admit(conn, watch)
+            except ConnectionError:
+                log.warning("relay admit failed")
 
     async def _start_if_everyone_is_in(self) -> None:
         if self.started or not all(s.taken for s in self.seats):

@@ -90,7 +90,7 @@ def state(view: MentalRound) -> tuple[object, ...]:
     """Everything a message could change in a party's view."""
     return ({k: dict(v) for k, v in view.shares.items()},
             {k: dict(v) for k, v in view.unchecked.items()}, dict(view.known), set(view.announced),
-            [(deck.steps_done, deck.ciphertexts) for deck in view.decks])
+            [(deck.steps_done, deck.ciphertexts) for deck in view.decks.values()])
 
 
 def refused(view: MentalRound, sender: int, msg: dict[str, Any], reason: str) -> None:
@@ -181,3 +181,46 @@ def test_a_bad_share_of_someone_elses_card_is_blamed_when_it_matters() -> None:
     with pytest.raises(FairnessError, match="position 29 does not hold") as caught:
         rounds[0].receive(2, face_up)
     assert caught.value.blamed == 1 and (0, 29) not in rounds[0].known
+
+
+def test_a_person_who_leaves_hands_the_host_its_key_and_the_round_goes_on() -> None:
+    """FAIRNESS.md A8: the host then sees that seat's cards and plays them for it."""
+    rounds = dealt_table()
+    host, leaving = rounds[BOT_PARTY], rounds[2]
+    with pytest.raises(FairnessError, match="not its round key") as caught:
+        host.adopt(2, rounds[1].handover_secret())
+    assert caught.value.blamed == 2
+    host.adopt(2, leaving.handover_secret())
+    assert host.my_cards(2) == leaving.my_cards()  # the host sees its hand now
+    for view in rounds.values():
+        view.assign(0, [2])  # a draw for the seat the host now plays
+    for party in (0, 1):
+        everyone_hears(rounds, party, rounds[party].shares_message(0, [29]))
+    everyone_hears(rounds, BOT_PARTY, host.shares_message(0, [29]))
+    assert (0, 29) in host.my_cards(2)
+    face_up = host.shares_message(0, [29], party=2)  # the host plays it face up for seat 2
+    for party in (0, 1):
+        rounds[party].receive(2, face_up)
+        assert rounds[party].known[(0, 29)] == host.known[(0, 29)]
+
+
+def test_a_deal_made_again_after_a_void_takes_nothing_from_the_voided_one() -> None:
+    """FAIRNESS.md A8: the new deal has fresh keys and starts past the voided epochs."""
+    voided = {p: MentalRound("table-7c", 1, p, PARTIES) for p in PARTIES}
+    for party, view in voided.items():
+        everyone_hears(voided, party, view.key_message())
+    voided[0].start_epoch(FRENCH)
+    old_shuffle = voided[0].shuffle_message()
+    assert old_shuffle is not None
+
+    again = {p: MentalRound("table-7c", 1, p, PARTIES, first_epoch=1) for p in PARTIES}
+    old_key = voided[1].announced[1].encode()
+    refused(again[0], 1, {"t": "mp_key", "round": 1, "epoch": 0, "key": old_key}, "first epoch")
+    refused(again[0], 1, {"t": "mp_key", "round": 1, "epoch": 1, "key": old_key},
+            "proof of knowledge")
+    for party, view in again.items():
+        everyone_hears(again, party, view.key_message())
+    for view in again.values():
+        assert view.start_epoch(FRENCH) == 1
+    refused(again[1], 0, old_shuffle, "not the current")
+    refused(again[1], 0, {**old_shuffle, "epoch": 1}, "not proven correct")

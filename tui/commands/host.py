@@ -13,10 +13,18 @@ from pathlib import Path
 from engine.errors import IllegalMove
 from engine.games import GAME_NAMES
 from netplay.machine import data_dir, host_and_port, reachable_address
-from netplay.relay.client import RelayConnection, relay_url
+from netplay.relay.client import (
+    RelayClosed,
+    RelayConnection,
+    RelayRefused,
+    RelayUnreachable,
+    client_tls,
+    relay_url,
+)
 from netplay.relay.lan import LanAnnouncement
 from netplay.relay.server import start_relay
-from netplay.relay.wire import format_room_code
+from netplay.relay.wire import ProtocolError, format_room_code
+from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tui.commands.netargs import add_player_arguments, stop_on_signals
 
@@ -33,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on")
     parser.add_argument("--relay", metavar="URL",
                         help="open the room on a standalone relay (ws://HOST:PORT) instead")
+    parser.add_argument("--ca-file", metavar="PEM",
+                        help="trust the wss:// relay's certificate from this file (default:"
+                        " the system's trusted authorities)")
     parser.add_argument("--headless", action="store_true",
                         help="no app and no seat: print events; start when every seat is filled")
     parser.add_argument("--seed", type=int,
@@ -63,16 +74,35 @@ def run(args: argparse.Namespace) -> int:
     """Run the host until the match ends or Ctrl-C."""
     try:
         return asyncio.run(host_main(args))
+    except RelayRefused as exc:
+        say(f"the relay refused to open the room: {exc.message} ({exc.code})")
+        return 1
+    except RelayUnreachable as exc:
+        say(str(exc))
+        return 1
+    except RelayClosed as exc:
+        say(f"the relay closed the connection{f' ({exc.close_code})' if exc.close_code else ''}")
+        return 1
+    except ProtocolError as exc:
+        say(f"{args.relay} does not speak the cardtui relay protocol: {exc.message}")
+        return 1
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
-            print(f"cardtui host: port {args.port} is already in use (another cardtui host?):"
-                  f" choose another with --port", file=sys.stderr)
+            say(f"port {args.port} is already in use (another cardtui host?): choose another"
+                " with --port")
         else:
-            print(f"cardtui host: {exc}", file=sys.stderr)
+            say(str(exc))
         return 2
     except (IllegalMove, ValueError) as exc:
-        print(f"cardtui host: {exc}", file=sys.stderr)
+        say(str(exc))
         return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def say(line: str) -> None:
+    """One line on stderr, for the person who typed the command."""
+    print(f"cardtui host: {line}", file=sys.stderr, flush=True)
 
 
 async def host_main(args: argparse.Namespace) -> int:
@@ -103,14 +133,21 @@ async def host_main(args: argparse.Namespace) -> int:
         # The app owns the terminal; the dealer's running commentary would scribble over it.
         host.on_event = lambda line: None
     relay = None
+    tls = None
     if args.relay:
         url = relay_url(args.relay)
+        tls = client_tls(args.ca_file) if args.ca_file or url.startswith("wss:") else None
     else:
         relay = await start_relay(args.bind, args.port, single_room=True)
         if room and host_secret:
             relay.relay.adopt_room(room, host_secret)
         url = f"ws://127.0.0.1:{relay.port}/ws"
-    conn = await RelayConnection.open_room(url, room, host_secret)
+    try:
+        conn = await RelayConnection.open_room(url, room, host_secret, tls=tls)
+    except BaseException:
+        if relay is not None:
+            await relay.close()
+        raise
     join_hint = announce(args, conn.room, relay.port if relay else None,
                          host.identity.public.fingerprint())
     stop = stop_on_signals()
@@ -122,19 +159,25 @@ async def host_main(args: argparse.Namespace) -> int:
     if not args.headless:
         from tui.commands.join import run_seat_app
 
-        seat_app = asyncio.create_task(run_seat_app(
-            url, conn.room, args.name or getpass.getuser(), args.sign,
-            owner=bytes.fromhex(config.owner_secret or ""), result=None, ascii_only=args.ascii,
-            join_hint=join_hint, seat_file=host_seat_file(save)))
+        seat = RemoteSession(game="", url=url, room=conn.room, name=args.name or getpass.getuser(),
+                             sign=args.sign, owner=bytes.fromhex(config.owner_secret or ""),
+                             identity_path=host_seat_file(save), tls=tls)
+        seat_app = asyncio.create_task(run_seat_app(seat, ascii_only=args.ascii,
+                                                    join_hint=join_hint))
     waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     for task in waiters:
         task.cancel()
     if lan is not None:
         await withdraw(lan)
+    lost = conn.closed and not stop.is_set() and not host.finished
     await conn.close()
     if relay is not None:
         await relay.close()
+    if lost and relay is None:
+        code = conn.close_code
+        say(f"lost the relay before the match ended{f' (close code {code})' if code else ''}")
+        return 1
     return 0 if host.finished or not args.headless else 130
 
 

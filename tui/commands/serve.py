@@ -200,7 +200,9 @@ async def serve(args: argparse.Namespace) -> int:
     from netplay.table.opened import OpenedGuard, OpenedLimits
     from netplay.table.service import TableLimits, TablesService, add_table_routes
 
-    app = make_relay_app(RelayLimits())
+    # The tables and the SSH sessions' apps all reach the relay from loopback: the relay's
+    # limits per source address are for strangers, not for this server's own parts.
+    app = make_relay_app(RelayLimits(exempt_addresses=frozenset({"127.0.0.1", "::1"})))
     opened = OpenedGuard(OpenedLimits(), set())
     app.middlewares.append(opened.middleware)
     tables = TablesService(TableLimits(max_tables=args.max_tables,
