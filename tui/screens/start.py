@@ -64,7 +64,7 @@ class StartScreen(Screen[None]):
             with Horizontal(id="start-buttons"):
                 yield Button("Play (p)", variant="primary", id="play")
                 if save_path().exists():
-                    yield Button("Resume saved match (r)", id="resume")
+                    yield Button("Resume (r)", id="resume")
                 yield Button("Host (o)", id="host-button")
                 yield Button("Join (j)", id="join-button")
                 yield Button("Settings (s)", id="settings-button")
