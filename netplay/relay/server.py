@@ -192,8 +192,7 @@ class Relay:
             if conn.reads is not None:
                 # The address's budget is shared by all its conns: past it, stop reading and
                 # let TCP hold the sender back, rather than spend the relay on a flood.
-                cost = 1.0 if conn.conn != HOST_CONN else 1.0 / self.limits.host_rate_factor
-                delay = conn.reads.wait(loop.time(), cost)
+                delay = conn.reads.wait(loop.time())
                 if delay > 0.0:
                     await asyncio.sleep(delay)
             if msg.type is WSMsgType.BINARY:

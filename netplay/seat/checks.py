@@ -5,6 +5,7 @@ docs/FAIRNESS.md says what each check proves and whom a failure blames.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from engine import zodiak
@@ -37,6 +38,8 @@ from netplay.protocol import (
     inner,
     nonce_sender,
     pack,
+    read_number,
+    read_numbers,
 )
 from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
@@ -324,7 +327,7 @@ class ClientChecks:
         if players != len(self.ids):
             raise FairnessError(DEALER, f"dealt for {players} players at a table of"
                                 f" {len(self.ids)}")
-        scores = get_field(msg, "scores", list)
+        scores = read_numbers(msg.get("scores"), "'scores' of a deal")
         signs = get_field(msg, "signs", list, optional=True) or []
         layout = deal_layout(self.game, players)
         cards = get_field(msg, "cards", list)
@@ -355,6 +358,7 @@ class ClientChecks:
             raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
         ledger.start = (dealer, list(scores), list(signs), players)
         self.view, self.round_number = state, ledger.number
+        self.turn_since = time.monotonic()
         if not self._started_match:
             self._started_match = True
             self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
@@ -363,7 +367,7 @@ class ClientChecks:
 
     def _on_round_end(self, msg: dict[str, Any]) -> None:
         view, ledger = self.view, self._ledger(get_field(msg, "round", int))
-        scores = get_field(msg, "scores", list)
+        scores = read_numbers(msg.get("scores"), "'scores' of a round's end")
         winner = get_field(msg, "winner", int, optional=True)
         if view is not None and self.trusted and (not view.round_over
                                                   or list(view.scores) != scores):
@@ -382,5 +386,5 @@ class ClientChecks:
         self.verdicts.append(verdict)
         self.emit(Notice(verdict, "error" if failures else "info"))
         self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
-                             get_field(msg, "points", int), tuple(scores),
+                             read_number(msg.get("points"), "'points'"), tuple(scores),
                              str(msg.get("summary", ""))[:200]))

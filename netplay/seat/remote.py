@@ -19,6 +19,7 @@ import asyncio
 import json
 import logging
 import ssl
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,16 +42,19 @@ from netplay.fair import (
 )
 from netplay.fair.fingerprint import host_matches, table_fingerprint
 from netplay.protocol import (
+    MAX_TABLE_ID,
     ChainHead,
     RoundLedger,
     card_of,
     clean_name,
     draw_positions,
     inner,
+    join_proof_digest,
     pack,
     parse_move,
     played_cards,
     public_identity,
+    read_numbers,
     unpack,
 )
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
@@ -74,6 +78,8 @@ __all__ = ["RemoteSession", "SeatIdentity", "play_as_bot"]
 log = logging.getLogger("cardtui.client")
 BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
+MAX_TURN_SECONDS = 86_400
+RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not coming back
 
 
@@ -121,9 +127,12 @@ class RemoteSession(ClientChecks, GameSession):
     _task: asyncio.Task | None = None
     _started_match: bool = False
     is_owner: bool = False
+    turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
+    turn_since: float | None = None  # when this client saw the current turn begin
     gone: str | None = None  # why the session ended for good without a result
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
+    _retry: asyncio.Task | None = None
 
     async def start(self) -> None:
         """Connect, take a seat, and keep the connection alive in the background (once)."""
@@ -157,6 +166,10 @@ class RemoteSession(ClientChecks, GameSession):
         await self._send_join()
 
     async def _send_join(self) -> None:
+        await self._send(self._join_body(None))
+
+    def _join_body(self, proof: bytes | None) -> bytes:
+        """A `join`; `proof` signs the host's challenge (docs/PROTOCOL.md G3)."""
         # With --expect, first only watch: take no seat from a host that is not the one expected.
         self._checking_host = self.expect is not None and self.host_id is None and not self.watch
         join: dict[str, Any] = {"name": self.name, "id": self.identity.key.public.to_bytes(),
@@ -168,8 +181,10 @@ class RemoteSession(ClientChecks, GameSession):
             join["token"] = self.identity.token
         if self.owner:
             join["owner"] = self.owner
+        if proof is not None:
+            join["proof"] = proof
         self.phase, self._sent = "marker", set()
-        await self._send(pack("join", **join))
+        return pack("join", **join)
 
     async def _run(self) -> None:
         delay = BACKOFF_START
@@ -242,11 +257,19 @@ class RemoteSession(ClientChecks, GameSession):
 
     def _on_game_message(self, msg: dict[str, Any]) -> None:
         handler = {"welcome": self._on_welcome, "resync": self._on_resync,
+                   "challenge": self._on_challenge,
                    "synced": self._on_synced, "s": self._on_signed,
                    "error": self._on_error}.get(msg["t"])
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
         handler(msg)
+
+    def _on_challenge(self, msg: dict[str, Any]) -> None:
+        nonce, table = get_field(msg, "nonce", bytes), get_field(msg, "table", str)
+        if len(nonce) != 32 or len(table) > MAX_TABLE_ID:
+            raise ProtocolError("bad_frame", "a challenge is 32 bytes and a table id")
+        proof = self.identity.key.sign(join_proof_digest(table, nonce))
+        self._out.append(self._join_body(proof))
 
     def _on_welcome(self, msg: dict[str, Any]) -> None:
         self.my_seat = get_field(msg, "seat", int, optional=True)
@@ -254,6 +277,8 @@ class RemoteSession(ClientChecks, GameSession):
         self.game = get_field(msg, "game", str)
         self.target = get_field(msg, "target", int)
         self.is_owner = msg.get("owner") is True
+        limit = get_field(msg, "turn_seconds", int, optional=True)
+        self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.get("host"))
         if self.expect is not None and not host_matches(self.expect, host):
             self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"
@@ -312,7 +337,21 @@ class RemoteSession(ClientChecks, GameSession):
         self.emit(Notice(f"{name}: {text}", "chat"))
 
     def _on_error(self, msg: dict[str, Any]) -> None:
-        self.emit(Notice(f"the host refused: {msg.get('message')}", "warning"))
+        self.emit(Notice(f"the host refused: {str(msg.get('message'))[:200]}", "warning"))
+        if msg.get("code") == "rate_limited" and self.phase == "marker" and self._retry is None:
+            self._retry = asyncio.create_task(self._ask_again())
+
+    async def _ask_again(self) -> None:
+        """Join or sync again once the host's budget for us has refilled (PROTOCOL.md G3)."""
+        try:
+            await asyncio.sleep(RESYNC_RETRY_SECONDS)
+            if self.phase == "marker" and not self.closed:
+                if self._welcome.is_set():
+                    await self._send(pack("sync", c=self.chain_no, n=self._have()))
+                else:
+                    await self._send_join()
+        finally:
+            self._retry = None
 
     # -- the moves -----------------------------------------------------------------
 
@@ -333,7 +372,8 @@ class RemoteSession(ClientChecks, GameSession):
                 self._fault(FairnessError(DEALER, f"signed move {body.get('n')} of seat {seat}"
                                           f" was replayed as move {n}"))
             text, raw = body.get("move"), body.get("open")
-        elif seat == self.my_seat and self.phase == "live":
+        elif seat == self.my_seat and self.phase == "live" and not (
+                msg.get("timeout") is True and self._turn_ran_out()):
             self._fault(FairnessError(DEALER, f"played {text!r:.40} for this seat while it is"
                                       " here"))
         # Fairness faults are named and the move still follows the host's word: only the
@@ -380,12 +420,14 @@ class RemoteSession(ClientChecks, GameSession):
         ledger.mine = [o for o in ledger.mine if (o.epoch, o.position) not in played]
         ledger.moves.append((seat, move))
         self.moves_seen += 1
+        self.turn_since = time.monotonic()
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         description = view.describe(effect).replace(f"seat {seat}", name, 1)
         self.emit(MoveMade(seat, move, description, view.copy()))
 
     def _on_match_end(self, msg: dict[str, Any]) -> None:
-        self.result = {"game": self.game, "scores": get_field(msg, "scores", list),
+        self.result = {"game": self.game, "scores": read_numbers(msg.get("scores"),
+                                                                   "'scores' of a match's end"),
                        "winner": get_field(msg, "winner", int, optional=True),
                        "moves": get_field(msg, "moves", int),
                        "verified": self.trusted and not self.failures,
@@ -394,6 +436,21 @@ class RemoteSession(ClientChecks, GameSession):
             self.result_path.write_text(json.dumps(self.result) + "\n")
         self.emit(MatchEnded(self.result["winner"], tuple(self.result["scores"]),
                              self.result["moves"]))
+
+    def _turn_ran_out(self) -> bool:
+        """Whether this seat's turn has lasted the table's turn timer, as far as it can tell."""
+        # The host started its clock before this seat heard of the turn: allow for the delay.
+        limit = self.turn_seconds
+        return (limit is not None and self.turn_since is not None
+                and time.monotonic() - self.turn_since >= limit * 0.9 - 1)
+
+    def turn_left(self) -> float | None:
+        """Seconds the player to move has left on the table's turn timer, if it has one."""
+        view = self.view
+        if (self.turn_seconds is None or self.turn_since is None or view is None
+                or view.round_over):
+            return None
+        return max(0.0, self.turn_since + self.turn_seconds - time.monotonic())
 
     # -- the session interface -----------------------------------------------------
 
@@ -448,8 +505,9 @@ class RemoteSession(ClientChecks, GameSession):
     async def close(self) -> None:
         """Leave the table."""
         self.closed = True
-        if self._task is not None:
-            self._task.cancel()
+        for task in (self._task, self._retry):
+            if task is not None:
+                task.cancel()
         await self._shutdown_connection()
         await super().close()
 

@@ -66,10 +66,13 @@ async def test_a_hostile_name_is_shown_literally_and_the_other_player_keeps_play
         name = str(await eventually(lambda: _whose_turn(at_table), "someone's turn"))
         other = mallory if name == "alice" else alice
         await other.see(re.escape(name) + " to move")
-        before = (await other.screen()).count(f"{name} draws")
-        await at_table[name].type("d")
-        await eventually(lambda o=other, n=name, b=before: _more(o, f"{n} draws", b),
-                         f"{name}'s draw on the other screen")
+        mover = at_table[name]
+        before = [(await player.screen()).count(f"{name} draws") for player in (mover, other)]
+        await mover.type("d")
+        # Both screens show the draw before the next turn is looked for (no stale "Your turn").
+        for player, count in zip((mover, other), before, strict=True):
+            await eventually(lambda p=player, n=name, c=count: _more(p, f"{n} draws", c),
+                             f"{name}'s draw on both screens")
     await watcher.start(shlex.join(ssh_argv(server.ssh_port, user=WATCHER_USER))
                         + "; echo EXIT=$?; sleep 60", 100, 30)
     await watcher.see(re.escape(f"{SERVER_LOGIN} {WATCHER_USER[:24]}"))
@@ -177,6 +180,13 @@ async def test_the_browser_door_asks_the_password_limits_sessions_and_caps_the_s
             seen = await _read_until(terminal, f"{SERVER_LOGIN} ann")
             rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", seen)]
             assert rows and max(rows) <= 200  # drawn at the capped height, not 10000
+            await terminal.send_json(["resize", {"width": 120, "height": 150}])
+            await _read_until(terminal, "\x1b[150;")  # drawn at 150 rows
+            await terminal.send_str("not json")  # garbage is ignored, the session goes on
+            await terminal.send_json(["resize", {"width": 9000, "height": 300}])
+            redrawn = await _read_until(terminal, "\x1b[200;")  # 300 rows asked, 200 given
+            rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", redrawn)]
+            assert max(rows) <= 200
             # One session per address: a second tab is refused while this one is open.
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await http.ws_connect(ws, headers=_basic("ann", "open sesame"))

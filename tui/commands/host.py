@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speed", type=float, default=0.6, help="seconds between bot moves")
     parser.add_argument("--away-timeout", type=float, default=60.0,
                         help="seconds a player may be away before a bot plays for them")
+    parser.add_argument("--turn-seconds", type=float, default=0.0,
+                        help="seconds a connected player may take over a move before their"
+                        " seat's bot makes it (default 0: no turn timer)")
+    parser.add_argument("--reveal-timeout", type=float, default=10.0,
+                        help="seconds a connected seat may take to commit to or reveal its"
+                        " nonce before the shuffle goes on without it (default 10)")
     parser.add_argument("--save", type=Path, metavar="FILE", help="where the game is saved")
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
@@ -113,8 +119,13 @@ async def host_main(args: argparse.Namespace) -> int:
         bot_delay=args.speed if not args.headless else min(args.speed, 0.6),
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),
-        require_ready=not args.headless,
+        require_ready=not args.headless, turn_seconds=args.turn_seconds or None,
+        reveal_timeout=args.reveal_timeout,
     )
+    if args.turn_seconds < 0 or args.reveal_timeout <= 0:
+        print("cardtui host: --turn-seconds must not be negative, --reveal-timeout positive",
+              file=sys.stderr)
+        return 2
     room = host_secret = None
     if args.resume:
         if not save.exists():

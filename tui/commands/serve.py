@@ -59,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="close a table nobody sits at or watches for this long")
     parser.add_argument("--away-seconds", type=float, default=30.0,
                         help="seconds a player may be away before a bot plays for them")
+    parser.add_argument("--turn-seconds", type=float, default=60.0,
+                        help="seconds a connected player may take over a move before their"
+                             " seat's bot makes it (0: no turn timer)")
     parser.add_argument("--cold", action="store_true",
                         help="start every session's program from scratch instead of forking it"
                              " from a warm process (slower, uses more memory)")
@@ -82,9 +85,10 @@ def check(args: argparse.Namespace) -> str | None:
     for name in ("max_tables", "max_sessions", "sessions_per_address"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1"
-    if args.empty_table_seconds <= 0 or args.away_seconds <= 0 or args.bot_speed < 0:
-        return ("--empty-table-seconds and --away-seconds must be positive, --bot-speed not"
-                " negative")
+    if (args.empty_table_seconds <= 0 or args.away_seconds <= 0 or args.bot_speed < 0
+            or args.turn_seconds < 0):
+        return ("--empty-table-seconds and --away-seconds must be positive, --bot-speed and"
+                " --turn-seconds not negative")
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
         return f"--authorized-keys {args.authorized_keys}: no such file"
     if args.password == "":
@@ -208,7 +212,8 @@ async def serve(args: argparse.Namespace) -> int:
     tables = TablesService(TableLimits(max_tables=args.max_tables,
                                        empty_seconds=args.empty_table_seconds,
                                        bot_delay=args.bot_speed,
-                                       away_timeout=args.away_seconds),
+                                       away_timeout=args.away_seconds,
+                                       turn_seconds=args.turn_seconds or None),
                            tables_per_remote_address=opened.limits.tables_per_address)
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []

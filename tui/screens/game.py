@@ -8,7 +8,9 @@ move with the engine first so it never sends an illegal one.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import work
@@ -40,7 +42,7 @@ from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
 from tui.widgets.gamelog import GameLog
 from tui.widgets.hand import CardRow
-from tui.widgets.players import Players, TableState
+from tui.widgets.players import Players, TableState, score_text
 from tui.words import grouped, plain_text, pretty_cards
 
 COMMON_BINDINGS: list[BindingType] = [
@@ -132,7 +134,15 @@ class GameScreen(Screen[None]):
         self.query_one("#log").border_title = "Log"
         self.query_one("#side-log").border_title = "Log"
         self._apply_width(self.app.size.width)
+        self.set_interval(1.0, self._count_down)
         self.drain()
+
+    def _count_down(self) -> None:
+        """Show the seconds left on the turn timer, if the table has one."""
+        players = self.query_one(Players)
+        shown = self._turn_left()
+        if players.state is not None and players.state.turn_left != shown:
+            players.state = replace(players.state, turn_left=shown)
 
     def on_resize(self) -> None:
         self._apply_width(self.app.size.width)
@@ -353,7 +363,8 @@ class GameScreen(Screen[None]):
         else:
             rows = [(self.team_name(t), score, "") for t, score in enumerate(scores)]
         width = max((len(name) for name, _, _ in rows), default=4)
-        lines = [f"{name:<{width}}{left}  {score:>6,}" for name, score, left in rows]
+        lines = [f"{name:<{width}}{left}  {score_text(score, 40, self.ascii_only):>6}"
+                 for name, score, left in rows]
         return "\n".join(lines) + f"\n\nThe match is played to {self.target:,}."
 
     def team_name(self, team: int) -> str:
@@ -388,7 +399,7 @@ class GameScreen(Screen[None]):
         self.query_one(Players).state = TableState(
             self.session.game, self.seats, self.my_seat,
             tuple(view.hand_sizes()) if view else (), view.turn if view else None,
-            self.scores, self.last_mover)
+            self.scores, self.last_mover, self._turn_left())
         self.query_one("#last-move", Static).set_class(self.last_mover is not None, "-fresh")
         self.show_game()
         if self.halted and not self.match_over:
@@ -398,6 +409,10 @@ class GameScreen(Screen[None]):
                             " q leaves.")
         self._notice_turn()
         self.refresh_bindings()
+
+    def _turn_left(self) -> int | None:
+        left = self.session.turn_left()
+        return None if left is None else math.ceil(left)
 
     def _notice_turn(self) -> None:
         """Light up the hand (and ring the bell, if wanted) when it becomes your turn."""

@@ -28,6 +28,23 @@ class TableState:
     turn: int | None = None
     scores: tuple[int, ...] = ()
     last_mover: int | None = None
+    turn_left: int | None = None  # seconds on the turn timer of the seat to move
+
+
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def score_text(score: int, width: int = 15, ascii_only: bool = False) -> str:
+    """A score with grouped digits, or its first three digits and a power of ten if too wide."""
+    grouped = f"{score:,}"
+    if len(grouped) <= width:
+        return grouped
+    digits = str(abs(score))
+    sign = "-" if score < 0 else ""
+    power = str(len(digits) - 1)
+    if ascii_only:
+        return f"{sign}{digits[0]}.{digits[1:3]}e{power}"
+    return f"{sign}{digits[0]}.{digits[1:3]}×10{power.translate(SUPERSCRIPTS)}"
 
 
 class Players(Widget):
@@ -73,10 +90,12 @@ class Players(Widget):
             if not info.connected:
                 name.append(" (away)", style="dim italic")
             turn = seat == state.turn
+            if turn and state.turn_left is not None:
+                name.append(f" {state.turn_left}s", style="bold")
             marker = (">" if self.ascii_only else "▶") if turn else ""
             row_style = "reverse" if turn else ""
             if seat == state.last_mover and not turn:
                 row_style = "italic"
             count = str(size) if terse else f"{size} card{'s' if size != 1 else ''}"
-            table.add_row(marker, name, count, side, f"{score:,}", style=row_style)
+            table.add_row(marker, name, count, side, score_text(score, ascii_only=self.ascii_only), style=row_style)
         return table
