@@ -110,6 +110,13 @@ def start(argv: list[str], log: str | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -136,8 +143,16 @@ def run_on_relay(args: argparse.Namespace, tmp: str) -> list[float]:
                 [sys.executable, "-m", "tests.e2e.attackers", "flood", url + "/ws",
                  "--from", "127.0.0.2", "--conns", str(args.flood),
                  "--rate", str(args.flood_rate), "--seconds", "600"], flood_log))
-            time.sleep(3)  # every flooding connection is in and sending
-        return asyncio.run(measure(port, args.moves, room.replace("-", "")))
+            wait_for_line(flood_log, r"connected .*")  # every flooding connection is in
+        relay_pid, started = children[0].pid, time.monotonic()
+        relay_cpu = cpu_seconds(relay_pid)
+        trips = asyncio.run(measure(port, args.moves, room.replace("-", "")))
+        relay_cpu = (cpu_seconds(relay_pid) - relay_cpu) / (time.monotonic() - started)
+        print(f"relay process CPU while measuring: {relay_cpu:.0%} of one core")
+        if args.flood:
+            with open(flood_log) as f:
+                print("flood: " + "; ".join(f.read().strip().splitlines()))
+        return trips
     finally:
         for child in reversed(children):
             child.terminate()

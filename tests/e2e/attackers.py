@@ -130,35 +130,54 @@ async def drain(conn: RelayConnection) -> None:
 
 
 async def flood(args: argparse.Namespace) -> None:
-    """`conns` connections each sending `rate` pings a second, for `seconds`."""
-    ping = encode({"t": "ping"})
+    """`conns` connections each sending `rate` pings a second, for `seconds`.
+
+    Each opens a room first, where the relay lets it (so that it is not dropped as a
+    connection that never entered a room), and connects again whenever it is dropped.
+    """
+    ping, hello = encode({"t": "ping"}), encode({"t": "open", "v": 1})
     loop = asyncio.get_running_loop()
     deadline = loop.time() + args.seconds
-    sent = refused_conns = 0
+    sent = refused_conns = connected = 0
 
     async def one(session: aiohttp.ClientSession, index: int) -> None:
-        nonlocal sent, refused_conns
+        nonlocal sent, refused_conns, connected
         await asyncio.sleep(index / args.conns)  # spread the starts over a second
-        try:
-            ws = await session.ws_connect(args.url)
-        except (aiohttp.ClientError, OSError):
-            refused_conns += 1
-            return
-        reader = asyncio.create_task(read_all(ws))
-        tick = loop.time()
-        try:
-            while loop.time() < deadline and not ws.closed:
-                await ws.send_bytes(ping)
-                sent += 1
-                tick += 1.0 / args.rate
-                await asyncio.sleep(max(0.0, tick - loop.time()))
-        except (aiohttp.ClientError, ConnectionError, RuntimeError):
-            pass
-        reader.cancel()
-        await ws.close()
+        while loop.time() < deadline:
+            try:
+                ws = await session.ws_connect(args.url)
+            except (aiohttp.ClientError, OSError):
+                refused_conns += 1
+                await asyncio.sleep(1.0)
+                continue
+            connected += 1
+            reader = asyncio.create_task(read_all(ws))
+            tick = loop.time()
+            try:
+                await ws.send_bytes(hello)
+                while loop.time() < deadline and not ws.closed:
+                    await ws.send_bytes(ping)
+                    sent += 1
+                    # Never above the rate: a sender that fell behind does not catch up.
+                    tick = max(tick + 1.0 / args.rate, loop.time())
+                    await asyncio.sleep(tick - loop.time())
+            except (aiohttp.ClientError, ConnectionError, RuntimeError):
+                pass
+            reader.cancel()
+            await ws.close()
+            connected -= 1
+
+    async def progress() -> None:
+        await asyncio.sleep(2.0)
+        report("connected", f"{connected} of {args.conns} ({refused_conns} refused)")
+        before = sent
+        await asyncio.sleep(5.0)
+        report("sending", f"{(sent - before) / 5.0:.0f} pings/s")
 
     async with session_from(args.address) as session:
+        told = asyncio.create_task(progress())
         await asyncio.gather(*(one(session, i) for i in range(args.conns)))
+        told.cancel()
     report("sent", sent)
     report("refused_conns", refused_conns)
 

@@ -310,3 +310,58 @@ async def test_an_idle_lobby_sends_nothing_and_sessions_get_a_minimal_environmen
             assert names <= {"PATH", "PYTHONPATH", "TERM", "LANG", "LC_ALL", "COLORTERM",
                              "TEXTUAL", "TEXTUAL_DRIVER"}, names
         channel.close()
+
+
+async def test_silent_connections_to_the_browser_door_are_capped_per_address(
+        serve: ServerMaker) -> None:
+    server = await serve()
+    loop = asyncio.get_running_loop()
+    silent = []
+    try:
+        for _ in range(40):
+            sock = socket.socket()
+            sock.setblocking(False)
+            sock.bind(("127.0.0.2", 0))
+            await loop.sock_connect(sock, ("127.0.0.1", server.web_port))
+            silent.append(sock)
+        ended = [asyncio.create_task(_read_to_end(sock)) for sock in silent]
+
+        async def eight_closed() -> bool:
+            return sum(task.done() for task in ended) == 8
+
+        await eventually(eight_closed, "the connections past 32 from one address to be closed")
+        # Another address still gets the page while those 32 sit there.
+        connector = aiohttp.TCPConnector(local_addr=("127.0.0.3", 0))
+        async with aiohttp.ClientSession(connector=connector) as http, http.get(
+                f"http://127.0.0.1:{server.web_port}/") as page:
+            assert page.status == 200
+        assert sum(task.done() for task in ended) == 8
+        for task in ended:
+            task.cancel()
+    finally:
+        for sock in silent:
+            sock.close()
+
+
+async def _read_to_end(sock: socket.socket) -> None:
+    loop = asyncio.get_running_loop()
+    try:
+        while await loop.sock_recv(sock, 4096):
+            pass
+    except ConnectionResetError:
+        pass
+
+
+async def test_idle_browser_and_ssh_sessions_are_closed(serve: ServerMaker,
+                                                        players: Callable[[], Player]) -> None:
+    server = await serve("--idle-minutes", "0.03")  # about two seconds
+    alice = players()
+    await alice.login(server, "alice")
+    await alice.see("closed after 1 min without input")  # the SSH door rounds to minutes
+    await alice.see("EXIT=1")
+    async with aiohttp.ClientSession() as http, http.ws_connect(
+            f"ws://127.0.0.1:{server.web_port}/ws?width=80&height=24") as terminal:
+        await _read_until(terminal, f"{SERVER_LOGIN} guest")
+        while (await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)).type not in (
+                aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+            pass
