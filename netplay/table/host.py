@@ -56,9 +56,10 @@ from netplay.protocol import (
 )
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.guard import TokenBucket
-from netplay.relay.wire import ProtocolError
+from netplay.relay.wire import ProtocolError, format_room_code
 from netplay.relay.wire import field as get_field
 from netplay.session.local import round_summary
+from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import Epoch, HostDealing
 from netplay.table.inbound import FIELDS, check_fields
 from netplay.table.lobby import HostConfig, HostLobby, Seat
@@ -141,7 +142,7 @@ class Host(HostLobby, HostDealing, HostStore):
             self.table = f"{relay.room}-{secrets.token_hex(8)}"
         if self.head is None:
             self._new_chain(self.round_number)
-        self.on_event(f"room {relay.room} open")
+        self.on_event(f"room {format_room_code(relay.room)} open")
         self._bot_task = asyncio.create_task(self._play_loop())
         if self.started and self.match is not None and not self.match.over:
             if self.state is not None and self.state.round_over and not self.round_scored:
@@ -422,7 +423,9 @@ class Host(HostLobby, HostDealing, HostStore):
             if self.state is not state or state.turn != seat:
                 continue
             bot = bots.setdefault(seat, make_bot(occupant.bot or "greedy", self.seed + seat))
-            move = bot.choose(state.view(seat))
             n = len(state.history)
+            move = await choose_off_loop(bot, state.view(seat))
+            if self.state is not state or state.turn != seat or len(state.history) != n:
+                continue  # the table moved on while the bot was thinking
             await self._locked(lambda s=seat, n=n, m=move, t=timed_out: self._apply(
                 s, n, m, timed_out=t))

@@ -12,11 +12,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
+from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
 from engine.games import GAMES, ZODIAK
 from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
+
+BOT_LABELS = {"greedy": "Greedy (quick, easy to beat)", "random": "Random (any legal move)",
+              "expert": "Expert (searches up to a second a move)"}
 
 
 class StartScreen(Screen[None]):
@@ -29,6 +33,8 @@ class StartScreen(Screen[None]):
         Binding("p", "play", "Play"),
         Binding("r", "resume", "Resume saved"),
         Binding("s", "settings", "Settings"),
+        Binding("o", "host", "Host"),
+        Binding("j", "join", "Join"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
     ]
@@ -58,11 +64,17 @@ class StartScreen(Screen[None]):
                 yield Label("Your sign", classes="field-label")
                 yield Select([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
                              allow_blank=False, id="sign")
+            with Horizontal(classes="field"):
+                yield Label("Bots", classes="field-label")
+                yield Select(self._bot_options(d.bots), value=",".join(d.bots),
+                             allow_blank=False, id="bot-kind")
             yield Static(GAMES[d.game].blurb, id="about")
             with Horizontal(id="start-buttons"):
                 yield Button("Play (p)", variant="primary", id="play")
                 if save_path().exists():
-                    yield Button("Resume saved match (r)", id="resume")
+                    yield Button("Resume (r)", id="resume")
+                yield Button("Host (o)", id="host-button")
+                yield Button("Join (j)", id="join-button")
                 yield Button("Settings (s)", id="settings-button")
             yield Static("", id="start-error")
         yield Footer()
@@ -85,6 +97,13 @@ class StartScreen(Screen[None]):
 
     def _sign_label(self, sign: str) -> str:
         return f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(self.ascii_only)})"
+
+    @staticmethod
+    def _bot_options(chosen: tuple[str, ...]) -> list[tuple[str, str]]:
+        options = [(BOT_LABELS[kind], kind) for kind in BOT_KINDS]
+        if ",".join(chosen) not in BOT_KINDS:
+            options.append((", ".join(chosen), ",".join(chosen)))  # --bots gave several kinds
+        return options
 
     @staticmethod
     def _player_options(game: str) -> list[tuple[str, int]]:
@@ -112,7 +131,8 @@ class StartScreen(Screen[None]):
             players=int(self.query_one("#players-choice", Select).value),  # type: ignore[arg-type]
             name=self.query_one("#name", Input).value,
             sign=str(self.query_one("#sign", Select).value),
-            bots=self.defaults.bots, seed=self.defaults.seed, speed=self.defaults.speed)
+            bots=tuple(str(self.query_one("#bot-kind", Select).value).split(",")),
+            seed=self.defaults.seed, speed=self.defaults.speed)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # An open drop-down takes enter for itself.
@@ -166,6 +186,31 @@ class StartScreen(Screen[None]):
             self.action_resume()
         elif event.button.id == "settings-button":
             self.action_settings()
+        elif event.button.id == "host-button":
+            self.action_host()
+        elif event.button.id == "join-button":
+            self.action_join()
+
+    def action_host(self) -> None:
+        from tui.screens.netstart import HostSetup
+
+        options = self.options()
+        self.app.push_screen(HostSetup(options.game, options.name.strip(), options.sign),
+                             self._run_command)
+
+    def action_join(self) -> None:
+        from tui.screens.netstart import JoinScreen
+
+        options = self.options()
+        self.app.push_screen(JoinScreen(options.name.strip(), options.sign,
+                                        getattr(self.app, "lan_interfaces", None)),
+                             self._run_command)
+
+    def _run_command(self, command: list[str] | None) -> None:
+        # The network commands own the terminal themselves: this app ends and hands over.
+        if command:
+            self.app.next_command = command  # type: ignore[attr-defined]
+            self.app.exit()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
