@@ -34,6 +34,7 @@ from netplay.fair import (
     sign_message,
     tagged_hash,
 )
+from netplay.fair.mental_play import played_texts
 from netplay.relay.wire import ProtocolError, decode, encode
 
 MAX_BODY_BYTES = 60_000
@@ -127,11 +128,7 @@ def card_of(game: str, text: str) -> Card | int:
 
 def played_cards(move: Any) -> list[str]:
     """The cards a move puts face up, as text (a Zodiak run's cards, the Hekata card laid)."""
-    if isinstance(move, zodiak.Run):
-        return [str(c) for c in move.cards]
-    if isinstance(move, hekata.HekataMove):
-        return [str(move.card)]
-    return []
+    return played_texts(move)
 
 
 # -- dealing layout ---------------------------------------------------------------------
@@ -240,6 +237,7 @@ class RoundLedger:
         self.start: tuple[int, list[int], list[str], int] | None = None
         self.failures: list[Failure] = []
         self.open: OpenShuffle | None = None
+        self.early_seeds: list[Any] = []  # revealed in `seeds` messages before `round_end`
         self.ended = False
 
     def sizes(self) -> list[int]:
