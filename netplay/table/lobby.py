@@ -146,13 +146,11 @@ class HostLobby:
         token = get_field(msg, "token", bytes, optional=True)
         index = self._seat_for_token(token.hex()) if token else None
         if index is not None:
-            seat = self.seats[index]
-            if seat.ident != ident:
-                if self.started:
-                    raise ProtocolError("not_allowed", "this seat signs with another key: join"
-                                        " with the seat file it was taken with")
-                seat.ident = ident
-                self._forget_commits(index)
+            if self.seats[index].ident != ident:
+                # Even in the lobby: a token seen on plain ws:// plus the thief's own key must
+                # not unseat the player who holds the seat.
+                raise ProtocolError("not_allowed", "this seat signs with another key: join"
+                                    " with the seat file it was taken with")
             return index
         if msg.get("watch") or self.started:
             return None
