@@ -187,6 +187,12 @@ async def test_the_browser_door_asks_the_password_limits_sessions_and_caps_the_s
             redrawn = await _read_until(terminal, "\x1b[200;")  # 300 rows asked, 200 given
             rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", redrawn)]
             assert max(rows) <= 200
+            for pid in descendants(server.process.pid):  # the warm process and this tab's app
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                names = {entry.split(b"=", 1)[0].decode() for entry in environ if entry}
+                assert names <= {"PATH", "PYTHONPATH", "LANG", "LC_ALL", "COLUMNS", "ROWS",
+                                 "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "TEXTUAL_DRIVER",
+                                 "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM", "PWD"}, names
             # One session per address: a second tab is refused while this one is open.
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await http.ws_connect(ws, headers=_basic("ann", "open sesame"))
