@@ -191,6 +191,7 @@ class HostLobby:
         self.spectators.discard(conn)
         self.challenges.pop(conn, None)
         self.budgets.pop(conn, None)
+        self.strikes.pop(conn, None)  # a conn that left has nothing more to be refused
         index = self.seat_of(conn) if type(conn) is int else None
         if index is None:
             return

@@ -92,3 +92,29 @@ def test_a_seat_taken_and_left_again_and_again_stops_growing_the_chain(tmp_path:
     and its answers to each joiner say so, but nothing more is broadcast)."""
     _, after = asyncio.run(flood(tmp_path, watch=False, visits=SEAT_VISITS))
     assert after <= MAX_LOBBIES
+
+
+async def refused_visits(visits: int) -> int:
+    relay = await start_relay(limits=RelayLimits(exempt_addresses=frozenset({"127.0.0.1"})))
+    host = Host(HostConfig(game="zodiak", players=3, seed=4), on_event=lambda _: None)
+    host_conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(host_conn))
+    try:
+        for _ in range(visits):
+            conn = await RelayConnection.enter(relay.url, host_conn.room)
+            await conn.send(pack("sync", c=0, n=0, pad=b""), to=0)  # refused: no field 'pad'
+            await asyncio.wait_for(answer(conn, {"error"}), 30)
+            await conn.close()
+        await visit(relay.url, host_conn.room, host, watch=True)
+        return len(host.strikes)
+    finally:
+        serving.cancel()
+        await asyncio.gather(serving, return_exceptions=True)
+        await host_conn.close()
+        await relay.close()
+
+
+def test_conns_refused_once_and_gone_leave_nothing_behind() -> None:
+    """The host counts refusals per conn; a conn that left is forgotten, so visitors that each
+    send one bad message do not grow the host's memory without end."""
+    assert asyncio.run(refused_visits(WATCHER_VISITS)) <= 1
