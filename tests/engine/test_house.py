@@ -149,7 +149,7 @@ def test_zodiak_match_ends_at_the_lower_target() -> None:
 
 
 def test_record_with_rules_replays_by_them() -> None:
-    """docs/RECORDS.md "house": a record carries its rules, and replay checks moves by them."""
+    """docs/RECORDS.md "House rules": a record carries its rules, and replay checks moves by them."""
     house = HouseRules(max_row=4, target=3000)
     record = Record("hekata", [{"name": "A"}, {"name": "B"}], 0, [0, 0],
                     {"hands": [["2", "0"], ["1", "1"]], "table": ["3", "5", "9", "8", "1"],
