@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Self
 
 import aiohttp
 from yarl import URL
 
-from netplay.relay.wire import PROTOCOL_VERSION, ProtocolError, decode, encode
+from netplay.messages import (
+    MAX_RELAY_BODY,
+    RELAY_EVENTS,
+    Enter,
+    Entered,
+    Open,
+    Opened,
+    Ping,
+    ProtocolError,
+    Refused,
+    RelayEvent,
+    Send,
+    decode,
+    encode,
+)
 
 DEFAULT_PORT = 7777
 # The relay forwards bodies up to its frame limit plus a small envelope; accept generously.
-CLIENT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+CLIENT_MAX_MESSAGE_BYTES = MAX_RELAY_BODY + 1024
 
 
 class RelayRefused(ProtocolError):
@@ -53,16 +67,16 @@ class RelayConnection:
         session: aiohttp.ClientSession,
         ws: aiohttp.ClientWebSocketResponse,
         url: str,
-        answer: dict[str, Any],
+        answer: Opened | Entered,
         owns_session: bool,
     ) -> None:
         self._session = session
         self._ws = ws
         self._owns_session = owns_session
         self.url = url
-        self.room: str = answer["room"]
-        self.conn: int = answer["conn"]
-        self.host_secret: bytes | None = answer.get("host_secret")
+        self.room: str = answer.room
+        self.conn: int = answer.conn
+        self.host_secret: bytes | None = answer.host_secret if isinstance(answer, Opened) else None
 
     @classmethod
     async def open_room(
@@ -73,26 +87,22 @@ class RelayConnection:
         session: aiohttp.ClientSession | None = None,
     ) -> RelayConnection:
         """Open a new room as its host, or reclaim `room` with its `host_secret`."""
-        hello: dict[str, Any] = {"t": "open", "v": PROTOCOL_VERSION}
-        if room is not None:
-            hello["room"] = room
-            hello["host_secret"] = host_secret
-        return await cls._connect(url, hello, "opened", session)
+        hello = Open(room=room, host_secret=host_secret if room is not None else None)
+        return await cls._connect(url, hello, Opened, session)
 
     @classmethod
     async def enter(
         cls, url: str, code: str | None = None, session: aiohttp.ClientSession | None = None
     ) -> RelayConnection:
         """Enter the room with `code` as a seat (None: the relay's only room, in host mode)."""
-        hello = {"t": "enter", "v": PROTOCOL_VERSION, "room": code}
-        return await cls._connect(url, hello, "entered", session)
+        return await cls._connect(url, Enter(room=code), Entered, session)
 
     @classmethod
     async def _connect(
         cls,
         url: str,
-        hello: dict[str, Any],
-        expected: str,
+        hello: Open | Enter,
+        expected: type[Opened | Entered],
         session: aiohttp.ClientSession | None,
     ) -> RelayConnection:
         owns_session = session is None
@@ -104,10 +114,10 @@ class RelayConnection:
             )
             await ws.send_bytes(encode(hello))
             answer = await _receive(ws)
-            if answer["t"] == "error":
-                raise RelayRefused(str(answer.get("code")), str(answer.get("message")))
-            if answer["t"] != expected:
-                raise ProtocolError("bad_frame", f"expected '{expected}', got '{answer['t']}'")
+            if isinstance(answer, Refused):
+                raise RelayRefused(answer.code, answer.message)
+            if not isinstance(answer, expected):
+                raise ProtocolError("bad_frame", f"expected '{expected.t}', got '{answer.t}'")
             return cls(session, ws, url, answer, owns_session)
         except BaseException:
             if ws is not None:
@@ -128,20 +138,20 @@ class RelayConnection:
 
     async def send(self, body: bytes, to: int | None = None) -> None:
         """Send an opaque body: a seat always reaches the host; the host one conn or all (None)."""
-        await self._ws.send_bytes(encode({"t": "send", "to": to, "body": body}))
+        await self._ws.send_bytes(encode(Send(body=body, to=to)))
 
     async def ping(self) -> None:
         """Ask the relay for a pong (it arrives through recv)."""
-        await self._ws.send_bytes(encode({"t": "ping"}))
+        await self._ws.send_bytes(encode(Ping()))
 
-    async def recv(self) -> dict[str, Any]:
+    async def recv(self) -> RelayEvent:
         """The next message from the relay (frame, arrived, departed, host_away, error, ...)."""
         return await _receive(self._ws)
 
     def __aiter__(self) -> RelayConnection:
         return self
 
-    async def __anext__(self) -> dict[str, Any]:
+    async def __anext__(self) -> RelayEvent:
         try:
             return await self.recv()
         except RelayClosed:
@@ -160,10 +170,10 @@ class RelayConnection:
         await self.close()
 
 
-async def _receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+async def _receive(ws: aiohttp.ClientWebSocketResponse) -> RelayEvent:
     msg = await ws.receive()
     if msg.type is aiohttp.WSMsgType.BINARY:
-        return decode(msg.data, CLIENT_MAX_MESSAGE_BYTES)
+        return decode(msg.data, RELAY_EVENTS, CLIENT_MAX_MESSAGE_BYTES)
     if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED):
         raise RelayClosed(ws.close_code, str(msg.extra or ""))
     if msg.type is aiohttp.WSMsgType.ERROR:

@@ -25,6 +25,7 @@ from netplay.fair import (
     open_card,
     verify_message,
 )
+from netplay.messages import ProtocolError
 from netplay.protocol import (
     HOST_SENDER,
     ChainHead,
@@ -38,8 +39,7 @@ from netplay.protocol import (
     nonce_sender,
     pack,
 )
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
+from netplay.protocol import field as get_field
 from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
 
 

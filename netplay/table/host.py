@@ -41,6 +41,7 @@ from netplay.fair import (
     Identity,
     SignedMessage,
 )
+from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     ChainHead,
     canonical_deck,
@@ -51,9 +52,8 @@ from netplay.protocol import (
     parse_move,
     unpack,
 )
+from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
 from netplay.session.local import round_summary
 from netplay.table.dealing import Epoch, HostDealing
 from netplay.table.lobby import HostConfig, HostLobby, Seat
@@ -158,16 +158,13 @@ class Host(HostLobby, HostDealing, HostStore):
         async with self._game_lock:
             await action()
 
-    async def _on_relay(self, msg: dict[str, Any]) -> None:
-        kind = msg.get("t")
-        if kind == "frame":
-            conn = msg.get("from")
-            if type(conn) is int:
-                await self._on_frame(conn, msg.get("body"))
-        elif kind == "departed":
-            self._departed(msg.get("conn"))
-        elif kind == "error":
-            self.on_event(f"relay error: {msg.get('code')}: {msg.get('message')}")
+    async def _on_relay(self, msg: RelayEvent) -> None:
+        if isinstance(msg, Frame):
+            await self._on_frame(msg.sender, msg.body)
+        elif isinstance(msg, Departed):
+            self._departed(msg.conn)
+        elif isinstance(msg, Refused):
+            self.on_event(f"relay error: {msg.code}: {msg.message}")
 
     async def _on_frame(self, conn: int, body: Any) -> None:
         try:

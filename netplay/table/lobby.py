@@ -13,9 +13,9 @@ from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.match import Match
 from netplay.fair import PublicIdentity
+from netplay.messages import ProtocolError
 from netplay.protocol import MAX_CHAT, clean_name, pack, public_identity
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
+from netplay.protocol import field as get_field
 from netplay.session.events import SeatInfo
 from netplay.table.dealing import MAX_CHAIN
 

@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
+from netplay.messages import ProtocolError
 from netplay.relay.client import RelayConnection
-from netplay.relay.wire import ProtocolError, format_room_code, parse_room_code
+from netplay.relay.wire import format_room_code, parse_room_code
 
 if TYPE_CHECKING:
     from netplay.table.host import Host

@@ -10,9 +10,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from netplay.messages import PROTOCOL_VERSION, Frame, RelayEvent
+from netplay.messages import decode_map as decode
+from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import Relay, RelayLimits, RunningRelay, start_relay
-from netplay.relay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
+from netplay.relay.wire import format_room_code
 
 # Generous rate and strikes: these tests look for crashes and state changes, not for limits.
 FUZZ_LIMITS = RelayLimits(
@@ -36,13 +39,13 @@ class Table:
     async def assert_honest_room_works(self) -> None:
         await self.seat.send(b"ping from seat")
         await self.host.send(b"ping from host", to=self.seat.conn)
-        assert await next_frame(self.host) == {"t": "frame", "from": 1, "body": b"ping from seat"}
-        assert await next_frame(self.seat) == {"t": "frame", "from": 0, "body": b"ping from host"}
+        assert await next_frame(self.host) == Frame(sender=1, body=b"ping from seat")
+        assert await next_frame(self.seat) == Frame(sender=0, body=b"ping from host")
 
 
-async def next_frame(conn: RelayConnection) -> dict[str, Any]:
+async def next_frame(conn: RelayConnection) -> RelayEvent:
     """The next frame, skipping arrivals and departures of the fuzzing conns."""
-    while (msg := await conn.recv())["t"] in ("arrived", "departed"):
+    while (msg := await conn.recv()).t in ("arrived", "departed"):
         pass
     return msg
 
@@ -144,7 +147,7 @@ async def test_a_hostile_seat_can_only_talk_to_the_host_as_itself(
         # What reached the host came stamped with the hostile seat's own conn, nothing else.
         for _ in range(forwarded):
             frame = await next_frame(table.host)
-            assert frame["from"] == hostile_conn and isinstance(frame["body"], bytes)
+            assert isinstance(frame, Frame) and frame.sender == hostile_conn
     await table.assert_honest_room_works()
 
 
@@ -192,5 +195,6 @@ async def test_a_stranger_cannot_disturb_an_existing_room(
         # As a seat it reached only the honest host, stamped; as a new host nobody at all.
         for _ in range(table.relay.stats.frames_out - delivered_before):
             frame = await next_frame(table.host)
-            assert entered is not None and frame["from"] == entered["conn"]
+            assert entered is not None and isinstance(frame, Frame)
+            assert frame.sender == entered["conn"]
     await table.assert_honest_room_works()
