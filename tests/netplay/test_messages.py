@@ -121,14 +121,14 @@ def refused_or_kind(data: bytes, family: Family[Any], cls: type[Message] | None)
     assert decode(encode(msg), family, 1 << 22) == msg
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=400), family=st.sampled_from(FAMILIES))
 def test_random_bytes_decode_to_a_kind_or_a_clear_refusal(data: bytes, family: Family[Any]) -> None:
     refused_or_kind(data, family, None)
 
 
 @pytest.mark.parametrize(("family", "cls"), KINDS, ids=KIND_IDS)
-@settings(max_examples=25)
+@settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_wrong_maps_of_every_kind_are_bad_frames(family: Family[Any], cls: type[Message],
                                                  data: st.DataObject) -> None:
@@ -137,7 +137,7 @@ def test_wrong_maps_of_every_kind_are_bad_frames(family: Family[Any], cls: type[
 
 
 @pytest.mark.parametrize(("family", "cls"), KINDS, ids=KIND_IDS)
-@settings(max_examples=15)
+@settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_every_kind_round_trips_within_its_size_bound(family: Family[Any], cls: type[Message],
                                                       data: st.DataObject) -> None:
