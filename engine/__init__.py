@@ -1,4 +1,4 @@
-"""The rules of Zodiak and Hekata (RULES.md), pure Python: `engine.IllegalMove` and friends live here."""
+"""The rules of Zodiak and Hekata (tui/RULES.md), pure Python: `engine.IllegalMove` and friends live here."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""Cards of the French deck (Zodiak) and the digit deck (Hekata), with RULES.md section 3 notation."""
+"""Cards of the French deck (Zodiak) and the digit deck (Hekata), with tui/RULES.md section 3 notation."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.errors import IllegalMove
+from engine.errors import InvalidMove
 
 SUITS = "SHDC"
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -27,7 +27,7 @@ def parse_suit(text: str) -> str:
         return _SYMBOL_TO_SUIT[t]
     if len(t) == 1 and t.upper() in SUITS:
         return t.upper()
-    raise IllegalMove(f"{text!r} is not a suit: use S, H, D or C (or ♠ ♥ ♦ ♣)")
+    raise InvalidMove(f"{text!r} is not a suit: use S, H, D or C (or ♠ ♥ ♦ ♣)")
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -39,19 +39,19 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Parse RULES.md card notation (`2S`, `10h`, `TD`, `Q♣`), raising IllegalMove."""
+        """Parse tui/RULES.md 3 card notation (`2S`, `10h`, `TD`, `Q♣`), raising InvalidMove."""
         if not isinstance(text, str):
-            raise IllegalMove(f"{text!r} is not a card")
+            raise InvalidMove(f"{text!r} is not a card")
         t = text.strip()
         if len(t) < 2:
-            raise IllegalMove(f"{text!r} is not a card: write rank then suit, like 2S or 10H")
+            raise InvalidMove(f"{text!r} is not a card: write rank then suit, like 2S or 10H")
         rank_text, suit_text = t[:-1].upper(), t[-1]
         if rank_text not in _RANK_FROM_TEXT:
-            raise IllegalMove(f"{text!r} is not a card: the rank must be A, 2-10 (or T), J, Q or K")
+            raise InvalidMove(f"{text!r} is not a card: the rank must be A, 2-10 (or T), J, Q or K")
         try:
             suit = parse_suit(suit_text)
-        except IllegalMove:
-            raise IllegalMove(
+        except InvalidMove:
+            raise InvalidMove(
                 f"{text!r} is not a card: the suit must be S, H, D or C (or ♠ ♥ ♦ ♣)"
             ) from None
         return cls(_RANK_FROM_TEXT[rank_text], suit)
@@ -83,23 +83,23 @@ def hekata_deck() -> list[int]:
 
 
 def parse_cards(text: str) -> list[Card]:
-    """Parse space- or comma-separated cards, raising IllegalMove for any that is not a card."""
+    """Parse space- or comma-separated cards, raising InvalidMove for any that is not a card."""
     if not isinstance(text, str):
-        raise IllegalMove(f"{text!r} is not a list of cards")
+        raise InvalidMove(f"{text!r} is not a list of cards")
     return [Card.parse(part) for part in text.replace(",", " ").split()]
 
 
 def parse_digit(text: object) -> int:
-    """Parse one Hekata card, a digit 0-9 given as text or int, raising IllegalMove."""
+    """Parse one Hekata card, a digit 0-9 given as text or int, raising InvalidMove."""
     if isinstance(text, bool):
-        raise IllegalMove(f"{text!r} is not a Hekata card: the cards are the digits 0 to 9")
+        raise InvalidMove(f"{text!r} is not a Hekata card: the cards are the digits 0 to 9")
     if isinstance(text, int) and 0 <= text <= 9:
         return text
     if isinstance(text, str):
         t = text.strip()
         if len(t) == 1 and t in "0123456789":  # not str.isdigit(): "²" is a digit to it
             return int(t)
-    raise IllegalMove(f"{text!r} is not a Hekata card: the cards are the digits 0 to 9")
+    raise InvalidMove(f"{text!r} is not a Hekata card: the cards are the digits 0 to 9")
 
 
 def format_cards(cards: Iterable[Card | None]) -> str:

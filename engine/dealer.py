@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from engine import zodiak
 from engine.errors import RecordError
-from engine.match import Match, Round, shuffled_deck
+from engine.match import Match, Round
 from engine.records import Record
 
 
@@ -33,7 +33,7 @@ class DealtRound:
     @classmethod
     def deal(cls, match: Match, names: Sequence[str], rng: random.Random) -> DealtRound:
         """The match's next round, dealt from a deck shuffled by `rng`."""
-        state = match.start_round(shuffled_deck(match.game, rng))
+        state = match.start_round(match.rules.shuffled_deck(rng))
         return cls(state, Record.of_round(match.game, list(names), state), rng)
 
     @classmethod

@@ -1,4 +1,4 @@
-"""Hekata, RULES.md section 2: lay a digit card, perhaps take a trick whose column sum is a multiple of 100.
+"""Hekata, tui/RULES.md section 2: lay a digit card, perhaps take a trick whose column sum is a multiple of 100.
 
 `HekataDeal` is one deal as one seat (or the dealer, who sees all) knows it;
 a hand or the stock may hold `None` for a card the seat cannot see.
@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import parse_digit
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, InvalidMove
 from engine.tricks import Row, Trick, best_trick, check_trick, parse_trick
 
 __all__ = [
@@ -38,9 +38,9 @@ class HekataMove:
 
     @classmethod
     def parse(cls, text: str) -> HekataMove:
-        """Parse `7` or `7: 31 + 27 + 42` (the card, then the trick taken with it), raising IllegalMove."""
+        """Parse `7` or `7: 31 + 27 + 42` (the card, then the trick taken with it), as parse_trick does."""
         if not isinstance(text, str) or not text.strip():
-            raise IllegalMove("a Hekata move is a digit card, optionally with a trick: `7: 31 + 27 + 42`")
+            raise InvalidMove("a Hekata move is a digit card, optionally with a trick: `7: 31 + 27 + 42`")
         card_text, colon, trick_text = text.partition(":")
         card = parse_digit(card_text)
         trick = parse_trick(trick_text) if colon else None
@@ -246,7 +246,7 @@ class HekataDeal:
         return c
 
     def describe(self, effect: HekataEffect) -> str:
-        """A one-line account of a move's effect, in RULES.md notation."""
+        """A one-line account of a move's effect, in tui/RULES.md 3 notation."""
         if effect.move.trick is None:
             return f"seat {effect.seat} lays {effect.move.card}"
         return (f"seat {effect.seat} lays {effect.move.card} and takes"

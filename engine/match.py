@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine import hekata, zodiak
-from engine.cards import Card, french_deck, hekata_deck
+from engine import zodiak
 from engine.errors import IllegalMove
+from engine.games import Game, Round, game_named
 
-GAMES = ("zodiak", "hekata")
-Round = zodiak.ZodiakRound | hekata.HekataDeal
-
-
-def target_of(game: str) -> int:
-    """The score that wins a match of `game`."""
-    return zodiak.MATCH_TARGET if game == "zodiak" else hekata.GAME_TARGET
-
-
-def shuffled_deck(game: str, rng: random.Random) -> list[Card] | list[int]:
-    """A freshly shuffled deck for `game`, drawn from `rng`."""
-    deck: list = french_deck() if game == "zodiak" else hekata_deck()
-    rng.shuffle(deck)
-    return deck
-
-
-def check_players(game: str, players: int) -> None:
-    """Raise IllegalMove unless `game` can be played by `players` seats."""
-    if game not in GAMES:
-        raise IllegalMove(f"{game!r} is not a game: choose zodiak or hekata")
-    allowed, words = ((2, 3, 4), "2 to 4") if game == "zodiak" else ((2, 4), "2 or 4")
-    if players not in allowed:
-        raise IllegalMove(f"{game.capitalize()} is for {words} players, not {players}")
+__all__ = ["Match", "Round"]
 
 
 @dataclass
@@ -46,19 +23,24 @@ class Match:
     scores: list[int] = field(default_factory=list)
     rounds_played: int = 0
 
+    @property
+    def rules(self) -> Game:
+        """The game this match plays, raising IllegalMove if `game` names none."""
+        return game_named(self.game)
+
     def __post_init__(self) -> None:
-        check_players(self.game, self.players)
-        if self.game == "zodiak":
+        self.rules.check_players(self.players)
+        if self.rules.uses_signs:
             if len(self.signs) != self.players:
                 raise IllegalMove("every Zodiak player needs a zodiac sign")
             self.signs = tuple(zodiak.parse_sign(s) for s in self.signs)
         if not self.scores:
-            self.scores = [0] * (self.players if self.game == "zodiak" else 2)
+            self.scores = [0] * self.rules.sides(self.players)
 
     @property
     def target(self) -> int:
         """The score that wins."""
-        return target_of(self.game)
+        return self.rules.target
 
     @property
     def winner(self) -> int | None:
@@ -75,9 +57,7 @@ class Match:
         """The next round, dealt from `deck` in order."""
         if self.over:
             raise IllegalMove("the match is over")
-        if self.game == "zodiak":
-            return zodiak.ZodiakRound.deal(deck, self.signs, self.dealer, self.scores)
-        return hekata.HekataDeal.deal(deck, self.players, self.dealer, self.scores)
+        return self.rules.deal(deck, self.players, self.signs, self.dealer, self.scores)
 
     def end_round(self, finished: Round) -> None:
         """Take a finished round's scores and pass the deal clockwise."""

@@ -1,7 +1,8 @@
-"""Game records (RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
+"""Game records (docs/RECORDS.md): one round or deal as JSON, read, written and replayed through the engine."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -9,8 +10,9 @@ from typing import Any
 
 from engine import hekata, zodiak
 from engine.cards import Card, parse_digit
-from engine.errors import IllegalMove, RecordError
-from engine.match import Round, check_players
+from engine.errors import IllegalMove, InvalidMove, RecordError
+from engine.games import GAME_NAMES, ZODIAK, game_named
+from engine.match import Round
 
 SEAT_NAMES = ("North", "East", "South", "West")
 
@@ -45,19 +47,21 @@ class Record:
         if not isinstance(data, dict):
             raise RecordError("a record is a JSON object")
         game = data.get("game")
-        if game not in ("zodiak", "hekata"):
-            raise RecordError('"game" must be "zodiak" or "hekata"')
+        try:
+            rules = game_named(game)
+        except IllegalMove:
+            raise RecordError(f'"game" must be {" or ".join(map(json.dumps, GAME_NAMES))}') from None
         seats = data.get("seats")
         if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats):
             raise RecordError('"seats" must be a list of objects')
         try:
-            check_players(game, len(seats))
+            rules.check_players(len(seats))
         except IllegalMove as exc:
             raise RecordError(f'"seats": {exc}') from None
         dealer = data.get("dealer")
         if type(dealer) is not int or not 0 <= dealer < len(seats):
             raise RecordError(f'"dealer" must be a seat number from 0 to {len(seats) - 1}')
-        teams = len(seats) if game == "zodiak" else 2
+        teams = rules.sides(len(seats))
         scores = data.get("scores", [0] * teams)
         if (not isinstance(scores, list) or len(scores) != teams
                 or not all(type(s) is int and s >= 0 for s in scores)):
@@ -71,7 +75,9 @@ class Record:
         record = cls(game, seats, dealer, list(scores), deal, list(moves))
         record.start()  # validates the deal and the seats
         for number, move in enumerate(record.moves, 1):
-            record._parse_move(number, move)
+            # A move the rules forbid is still a move of a valid record: replay reports it.
+            with contextlib.suppress(IllegalMove):
+                record._parse_move(number, move)
         return record
 
     def dumps(self) -> str:
@@ -85,8 +91,7 @@ class Record:
     @classmethod
     def of_round(cls, game: str, names: list[str], start: Round) -> Record:
         """A record with no moves yet of a round (or deal) as dealt; `start` must know every card."""
-        if game == "zodiak":
-            assert isinstance(start, zodiak.ZodiakRound)
+        if isinstance(start, zodiak.ZodiakRound):
             seats = [{"name": n, "sign": s} for n, s in zip(names, start.signs)]
             deal: dict[str, Any] = {"hands": [[str(c) for c in h] for h in start.hands],
                                     "pile": [str(c) for c in start.pile],
@@ -125,7 +130,7 @@ class Record:
     def start(self) -> Round:
         """The round as dealt, before any move, raising RecordError for an impossible deal."""
         try:
-            if self.game == "zodiak":
+            if game_named(self.game).uses_signs:
                 return self._start_zodiak()
             return self._start_hekata()
         except IllegalMove as exc:
@@ -172,6 +177,11 @@ class Record:
         return value
 
     def _parse_move(self, number: int, move: dict[str, Any]) -> tuple[int, Any]:
+        """The seat and move of move `number`.
+
+        Raises RecordError for a move not written as docs/RECORDS.md, "Moves", says (no seat, an unknown card:
+        InvalidMove), and IllegalMove for a well-written move the rules forbid wherever it is made.
+        """
         seat = move.get("seat")
         if type(seat) is not int or not 0 <= seat < len(self.seats):
             raise RecordError(f"move {number}: \"seat\" must be a seat number")
@@ -179,7 +189,7 @@ class Record:
         if len(kinds) != 1:
             raise RecordError(f'move {number}: needs exactly one of "play" or "draw"')
         try:
-            if self.game == "zodiak":
+            if game_named(self.game) is ZODIAK:
                 if "trick" in move:
                     raise RecordError(f'move {number}: Zodiak moves have no "trick"')
                 if kinds == ["draw"]:
@@ -194,7 +204,7 @@ class Record:
             if trick is None:
                 return seat, hekata.HekataMove(card)
             return seat, hekata.HekataMove(card, hekata.parse_trick(_text(trick, number)))
-        except IllegalMove as exc:
+        except InvalidMove as exc:
             raise RecordError(f"move {number}: {exc}") from None
 
     def replay(self) -> ReplayResult:
@@ -202,8 +212,9 @@ class Record:
         state = self.start()
         lines: list[str] = []
         for number, raw in enumerate(self.moves, 1):
-            seat, move = self._parse_move(number, raw)
+            seat = raw.get("seat")
             try:
+                seat, move = self._parse_move(number, raw)
                 state.check(move, seat)
                 effect = state.push(move)
             except IllegalMove as exc:
@@ -228,7 +239,7 @@ class ReplayResult:
         return self.error is None
 
     def state_json(self) -> dict[str, Any]:
-        """The end state in the shape RECORDS.md gives for `cardtui replay --json`."""
+        """The end state in the shape docs/RECORDS.md gives ("`cardtui replay --json`")."""
         s = self.state
         data: dict[str, Any] = {
             "turn": s.turn,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from engine import zodiak
 from engine.bots import make_bot
 from engine.dealer import DealtRound, deal_winner
+from engine.games import game_named
 from engine.match import Match, Round
 from engine.records import Record
 
@@ -40,7 +41,7 @@ class SimResult:
 
 def side_name(game: str, kinds: Sequence[str], winner: int) -> str:
     """The bot kind credited with a win: the seat's, or a four-player Hekata team's (RULES 2.1)."""
-    if game == "hekata" and len(kinds) == 4 and kinds[winner] != kinds[winner + 2]:
+    if game_named(game).plays_in_teams(len(kinds)) and kinds[winner] != kinds[winner + 2]:
         return f"{kinds[winner]}+{kinds[winner + 2]}"  # partners of different kinds share the win
     return kinds[winner]
 
@@ -50,7 +51,8 @@ def play_round(
     on_move: MoveHook | None = None,
 ) -> tuple[Record, Round]:
     """Deal and play one round with bots, returning its record and its end state."""
-    signs = tuple(rng.choice(zodiak.SIGNS) for _ in range(players)) if game == "zodiak" else ()
+    signs = (tuple(rng.choice(zodiak.SIGNS) for _ in range(players))
+             if game_named(game).uses_signs else ())
     match = Match(game, players, signs, dealer=dealer)
     dealt = DealtRound.deal(match, [f"{k}-{i}" for i, k in enumerate(kinds)], rng)
     state, record = dealt.state, dealt.record

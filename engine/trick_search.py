@@ -1,4 +1,4 @@
-"""The exact best Hekata trick (RULES.md 2.3), searched on digit counts rather than on tricks.
+"""The exact best Hekata trick (tui/RULES.md 2.3), searched on digit counts rather than on tricks.
 
 Why the search is exact. Call the cards in the units and tens columns the *fixer* F, and let
 H be the cards of one row that stand in the hundreds column or higher. Only F decides the

@@ -1,4 +1,4 @@
-"""Hekata tricks (RULES.md 2.3 and 3): the value, its notation, the rules check, the best one."""
+"""Hekata tricks (tui/RULES.md 2.3 and 3): the value, its notation, the rules check, the best one."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from engine.cards import parse_digit
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, InvalidMove
 from engine.trick_search import search_best_rows
 
 __all__ = [
@@ -38,9 +38,9 @@ class Row:
 
     def __post_init__(self) -> None:
         if not isinstance(self.digits, tuple) or not self.digits:
-            raise IllegalMove("a row needs at least one card")
+            raise InvalidMove("a row needs at least one card")
         if not all(type(d) is int and 0 <= d <= 9 for d in self.digits):
-            raise IllegalMove(f"{self.digits!r} is not a row: its cards are the digits 0 to 9")
+            raise InvalidMove(f"{self.digits!r} is not a row: its cards are the digits 0 to 9")
         if type(self.shift) is not int or not 0 <= self.shift <= 2:
             raise IllegalMove("a card can stand in the units, tens or hundreds column only")
         if self.shift and len(self.digits) > 1:
@@ -65,15 +65,15 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Trick:
-    """A column addition of rows (RULES.md 2.3), in the order its rows were written."""
+    """A column addition of rows (tui/RULES.md 2.3), in the order its rows were written."""
 
     rows: tuple[Row, ...]
 
     def __post_init__(self) -> None:
         if not isinstance(self.rows, tuple) or not self.rows:
-            raise IllegalMove("a trick needs at least one row")
+            raise InvalidMove("a trick needs at least one row")
         if not all(isinstance(row, Row) for row in self.rows):
-            raise IllegalMove("every row of a trick must be a Row")
+            raise InvalidMove("every row of a trick must be a Row")
 
     @property
     def total(self) -> int:
@@ -90,13 +90,18 @@ class Trick:
 
 
 def parse_trick(text: str) -> Trick:
-    """Parse RULES.md section 3 trick notation (`60 + 2__ + 2_`), raising IllegalMove why not."""
+    """Parse tui/RULES.md section 3 trick notation (`60 + 2__ + 2_`).
+
+    Raises InvalidMove for text that is not a trick, and IllegalMove for well-written rows that
+    tui/RULES.md 2.3 forbids on any table: a row of two or more cards starting with 0 (`05`), a row
+    of two or more cards shifted (`35__`), a card shifted past the hundreds column (`2___`).
+    """
     if not isinstance(text, str):
-        raise IllegalMove(f"{text!r} is not a trick: {_EXAMPLE}")
+        raise InvalidMove(f"{text!r} is not a trick: {_EXAMPLE}")
     if not text.strip():
-        raise IllegalMove(f"the trick is empty: {_EXAMPLE}")
+        raise InvalidMove(f"the trick is empty: {_EXAMPLE}")
     if len(text) > 20 * MAX_TRICK_CARDS:
-        raise IllegalMove(f"that is far too long for a trick: {_EXAMPLE}")
+        raise InvalidMove(f"that is far too long for a trick: {_EXAMPLE}")
     parts = [part.strip() for part in text.split("+")]
     rows = tuple(_parse_row(part, number) for number, part in enumerate(parts, 1))
     if sum(len(row.digits) for row in rows) > MAX_TRICK_CARDS:
@@ -107,16 +112,16 @@ def parse_trick(text: str) -> Trick:
 def _parse_row(part: str, number: int) -> Row:
     """Parse one row of trick notation, naming the row in the error."""
     if not part:
-        raise IllegalMove(f"row {number} is empty: {_EXAMPLE}")
+        raise InvalidMove(f"row {number} is empty: {_EXAMPLE}")
     digits_end = 0
     while digits_end < len(part) and part[digits_end] in _DIGITS:
         digits_end += 1
     digits, marks = part[:digits_end], part[digits_end:]
     if not digits:
-        raise IllegalMove(f"row {number} ({part!r}) must start with cards, the digits 0 to 9")
+        raise InvalidMove(f"row {number} ({part!r}) must start with cards, the digits 0 to 9")
     stray = next((ch for ch in marks if ch != "_"), None)
     if stray is not None:
-        raise IllegalMove(
+        raise InvalidMove(
             f"row {number} ({part!r}) contains {stray!r}: a row is digits, "
             "then _ or __ to shift a single card"
         )
@@ -131,9 +136,9 @@ def _parse_row(part: str, number: int) -> Row:
 
 
 def _digits_of(values: object, what: str) -> list[int]:
-    """Parse a sequence of Hekata cards, raising IllegalMove for anything else."""
+    """Parse a sequence of Hekata cards, raising InvalidMove for anything else."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise IllegalMove(f"the {what} must be a sequence of digits 0 to 9, not {values!r}")
+        raise InvalidMove(f"the {what} must be a sequence of digits 0 to 9, not {values!r}")
     return [parse_digit(value) for value in values]
 
 
@@ -172,7 +177,7 @@ def check_trick(table: Sequence[int], card: int, trick: Trick | str) -> int:
     if isinstance(trick, str):
         trick = parse_trick(trick)
     elif not isinstance(trick, Trick):
-        raise IllegalMove(f"{trick!r} is not a trick: {_EXAMPLE}")
+        raise InvalidMove(f"{trick!r} is not a trick: {_EXAMPLE}")
     problem = trick_problem(table_counts, card, trick)
     if problem is not None:
         raise IllegalMove(problem)

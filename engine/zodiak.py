@@ -1,9 +1,9 @@
-"""Zodiak, RULES.md section 1: runs, wild eights, stacking aces, zodiac cards, one round at a time.
+"""Zodiak, tui/RULES.md section 1: runs, wild eights, stacking aces, zodiac cards, one round at a time.
 
 A `ZodiakRound` is written against what a seat can see: a hand may hold `None`
 for a card that seat cannot see, and the stock may be all `None`. The dealer's
 round is the same class with every card known. Nothing random happens inside
-a transition; a reshuffle takes its order from `reshuffles` (RECORDS.md).
+a transition; a reshuffle takes its order from `reshuffles` (docs/RECORDS.md, "Shape").
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from engine.cards import SUIT_NAMES, SUITS, Card, format_cards, parse_suit
-from engine.errors import IllegalMove, RecordError
+from engine.errors import IllegalMove, InvalidMove, RecordError
 
 SIGN_CARDS: dict[str, Card] = {
     sign: Card.parse(card)
@@ -48,19 +48,22 @@ class Run:
 
     @classmethod
     def parse(cls, text: str) -> Run:
-        """Parse RULES.md run notation (`2S 3S 3C 4C`, `8H/D`), raising IllegalMove."""
+        """Parse tui/RULES.md 3 run notation (`2S 3S 3C 4C`, `8H/D`).
+
+        Raises InvalidMove for text that is not a run, and IllegalMove for a well-written run
+        that tui/RULES.md 1.4 forbids in any position: a lone eight without a suit, or a suit
+        declared by anything but a lone eight.
+        """
         if not isinstance(text, str) or not text.strip():
-            raise IllegalMove("a run needs at least one card, like `7H` or `2S 3S`")
+            raise InvalidMove("a run needs at least one card, like `7H` or `2S 3S`")
         body, slash, suit_text = text.strip().partition("/")
         cards = tuple(Card.parse(part) for part in body.split())
         if not cards:
-            raise IllegalMove("a run needs at least one card, like `7H` or `2S 3S`")
-        declared = None
-        if slash:
-            if len(cards) != 1 or cards[0].rank != 8:
-                raise IllegalMove("only an eight played alone declares a suit (`8H/D`)")
-            declared = parse_suit(suit_text)
-        elif len(cards) == 1 and cards[0].rank == 8:
+            raise InvalidMove("a run needs at least one card, like `7H` or `2S 3S`")
+        declared = parse_suit(suit_text) if slash else None
+        if slash and (len(cards) != 1 or cards[0].rank != 8):
+            raise IllegalMove("only an eight played alone declares a suit (`8H/D`)")
+        if not slash and len(cards) == 1 and cards[0].rank == 8:
             raise IllegalMove(f"an eight played alone must name a suit: write `{cards[0]}/S`")
         return cls(cards, declared)
 
@@ -86,7 +89,7 @@ ZodiakMove = Run | Draw
 
 
 def parse_move(text: str) -> ZodiakMove:
-    """Parse `draw` or a run in RULES.md notation, raising IllegalMove."""
+    """Parse `draw` or a run in tui/RULES.md 3 notation, raising InvalidMove or IllegalMove as Run.parse does."""
     if isinstance(text, str) and text.strip().lower() == "draw":
         return Draw()
     return Run.parse(text)
@@ -421,7 +424,7 @@ class ZodiakRound:
         elif self.reshuffles_done < len(self.reshuffles):
             order = self.reshuffles[self.reshuffles_done]
             if sorted(order) != sorted(under):
-                # The order comes from a record (RECORDS.md), not from a seat: the record is bad.
+                # The order comes from a record (docs/RECORDS.md, "Invalid records and illegal moves"), not from a seat: the record is bad.
                 raise RecordError(
                     f"deal.reshuffles[{self.reshuffles_done}] must hold exactly the pile's cards"
                     f" under its top ({format_cards(sorted(under))})"
@@ -463,7 +466,7 @@ class ZodiakRound:
         return c
 
     def describe(self, effect: MoveEffect) -> str:
-        """A one-line account of a move's effect, in RULES.md notation."""
+        """A one-line account of a move's effect, in tui/RULES.md 3 notation."""
         if isinstance(effect.move, Draw):
             n = len(effect.drawn)
             text = f"seat {effect.seat} draws {n} card{'s' if n != 1 else ''}"

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from engine import hekata, zodiak
-from engine.cards import Card, french_deck, hekata_deck, parse_digit
+from engine.cards import Card
 from engine.errors import IllegalMove, RecordError
-from engine.match import Round
+from engine.games import game_named
 from netplay.fair import (
     DEALER,
     TABLE,
@@ -91,16 +91,16 @@ def public_identity(value: Any) -> PublicIdentity:
 def parse_move(game: str, text: Any) -> zodiak.ZodiakMove | hekata.HekataMove:
     """A move from its text form, or ProtocolError saying why it is not one."""
     if not isinstance(text, str) or len(text) > 400:
-        raise ProtocolError("bad_frame", "'move' must be a move in RULES.md notation")
+        raise ProtocolError("bad_frame", "'move' must be a move in the notation of tui/RULES.md 3")
     try:
-        return zodiak.parse_move(text) if game == "zodiak" else hekata.HekataMove.parse(text)
+        return game_named(game).parse_move(text)
     except IllegalMove as exc:
         raise ProtocolError("bad_move", str(exc)) from None
 
 
 def card_of(game: str, text: str) -> Card | int:
     """The engine's card for its text (`7H`, or a digit), raising IllegalMove if it is none."""
-    return Card.parse(text) if game == "zodiak" else parse_digit(text)
+    return game_named(game).parse_card(text)
 
 
 def played_cards(move: Any) -> list[str]:
@@ -117,7 +117,7 @@ def played_cards(move: Any) -> list[str]:
 
 def canonical_deck(game: str) -> list[str]:
     """Epoch 0's canonical deck: the game's cards in their fixed order, as text."""
-    return [str(c) for c in (french_deck() if game == "zodiak" else hekata_deck())]
+    return [str(c) for c in game_named(game).deck()]
 
 
 def deal_layout(game: str, players: int) -> list[Owner]:
@@ -126,9 +126,7 @@ def deal_layout(game: str, players: int) -> list[Owner]:
     The engine deals consecutively: seat 0 gets the first hand-size positions, seat 1 the
     next, and so on; then the face-up card(s) go to the table; the rest is the stock.
     """
-    size = zodiak.HAND_SIZE if game == "zodiak" else hekata.HAND_SIZE[players]
-    table = 1 if game == "zodiak" else hekata.TABLE_START
-    return [seat for seat in range(players) for _ in range(size)] + [TABLE] * table
+    return [TABLE if seat is None else seat for seat in game_named(game).deal_layout(players)]
 
 
 def draw_positions(sizes: list[int], consumed: int, stock_left: int,
@@ -251,12 +249,9 @@ class RoundLedger:
                 decks.append([card_of(self.game, canonical[i]) for i in order])
             assert self.start is not None
             dealer, start_scores, signs, players = self.start
-            state: Round
-            if self.game == "zodiak":
-                state = zodiak.ZodiakRound.deal(decks[0], signs, dealer, start_scores)
+            state = game_named(self.game).deal(decks[0], players, signs, dealer, start_scores)
+            if isinstance(state, zodiak.ZodiakRound):
                 state.reshuffles = decks[1:]
-            else:
-                state = hekata.HekataDeal.deal(decks[0], players, dealer, start_scores)
             for number, (seat, move) in enumerate(self.moves):
                 if state.turn != seat:
                     return f"replaying the revealed deck, move {number} was not seat {seat}'s"

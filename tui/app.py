@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import ClassVar
 
@@ -12,16 +13,18 @@ from netplay.session.events import GameSession
 from tui.matchsetup import MatchOptions
 from tui.screens.game import GameScreen
 
+# The one place in the app that names each game's screen.
+GAME_SCREENS: dict[str, tuple[str, str]] = {
+    "zodiak": ("tui.screens.zodiak", "ZodiakScreen"),
+    "hekata": ("tui.screens.hekata", "HekataScreen"),
+}
+
 
 def game_screen(session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> GameScreen:
-    """The screen for the session's game."""
-    if session.game == "zodiak":
-        from tui.screens.zodiak import ZodiakScreen
-
-        return ZodiakScreen(session, ascii_only, pace)
-    from tui.screens.hekata import HekataScreen
-
-    return HekataScreen(session, ascii_only, pace)
+    """The screen for the session's game (each game's screen is imported only when it is played)."""
+    module, name = GAME_SCREENS[session.game]
+    screen_class = getattr(importlib.import_module(module), name)
+    return screen_class(session, ascii_only, pace)
 
 
 ASCII_KEYS = {"←→↑↓": "arrows", "←→": "arrows", "⏎": "enter", "␣": "space", "⌫": "bksp"}

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import datetime
-import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import IllegalMove
-from engine.match import check_players
+from engine.games import game_named
 from engine.zodiak import SIGNS, parse_sign
+from netplay.machine import data_dir
 from netplay.session.events import SeatInfo
 from netplay.session.local import LocalMatch
 
 BOT_NAMES = ("Ada", "Boris", "Cleo")
-DEFAULT_PLAYERS = {"zodiak": 3, "hekata": 4}
 DEFAULT_SPEED = 0.6
 # Sun-sign start dates (month, day), Capricorn wrapping the new year.
 _SIGN_STARTS = ((1, 20, "aquarius"), (2, 19, "pisces"), (3, 21, "aries"), (4, 20, "taurus"),
@@ -38,7 +37,7 @@ class MatchOptions:
 
     def check(self) -> None:
         """Raise IllegalMove with a reason a person can act on if these choices cannot make a match."""
-        check_players(self.game, self.players)
+        game_named(self.game).check_players(self.players)
         parse_sign(self.sign)
         if not self.name.strip():
             raise IllegalMove("your name cannot be empty")
@@ -47,16 +46,6 @@ class MatchOptions:
         for kind in self.bots:
             if kind not in ("greedy", "random"):
                 raise IllegalMove(f"{kind!r} is not a bot: choose greedy or random")
-
-
-def data_dir() -> Path:
-    """The directory for saved matches: $CARDTUI_DATA_DIR, else the user's data directory."""
-    override = os.environ.get("CARDTUI_DATA_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return platformdirs.user_data_path("cardtui")
 
 
 def save_path() -> Path:
@@ -79,10 +68,10 @@ def new_match(options: MatchOptions) -> LocalMatch:
     options.check()
     seed = options.seed if options.seed is not None else random.randrange(2**32)
     rng = random.Random(seed)
-    seats = [SeatInfo(options.name.strip(), parse_sign(options.sign)
-                      if options.game == "zodiak" else None)]
+    signs = game_named(options.game).uses_signs
+    seats = [SeatInfo(options.name.strip(), parse_sign(options.sign) if signs else None)]
     for i in range(1, options.players):
-        sign = rng.choice(SIGNS) if options.game == "zodiak" else None
+        sign = rng.choice(SIGNS) if signs else None
         kind = options.bots[(i - 1) % len(options.bots)]
         seats.append(SeatInfo(BOT_NAMES[i - 1], sign, kind))
     return LocalMatch.new(options.game, seats, my_seat=0, seed=seed, delay=options.speed,

@@ -27,6 +27,7 @@ from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.service import TablesClient
 from tui.app import CardApp
+from tui.literal import literal
 from tui.screens.game import GameScreen
 from tui.screens.lobby import LobbyScreen
 
@@ -104,7 +105,7 @@ class ServerApp(CardApp):
         # The game screen exits the app when a match ends; on a server that means the lobby.
         if not self._quitting and isinstance(self.screen, GameScreen):
             if result:
-                self.notify(result, timeout=8)
+                self.notify(literal(result).plain, timeout=8, markup=False)
             self.call_later(self.leave)
             return
         super().exit(result, return_code, message)  # type: ignore[arg-type]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import hekata, zodiak
+from engine import zodiak
 from engine.errors import IllegalMove
-from engine.match import Round
+from engine.games import game_named
 from netplay.fair import (
     DEALER,
     RELAY,
@@ -266,7 +266,7 @@ class ClientChecks:
             if nonce is None:
                 return  # lost with an earlier process: this seat forfeits the shuffle
             self._sent.add(("n", number, epoch))
-            upcoming = [(number, epoch + 1)] if self.game == "zodiak" else []
+            upcoming = [(number, epoch + 1)] if game_named(self.game).reshuffles else []
             seen = [number - 1, self._digests[number - 1]] if number - 1 in self._digests else None
             self._sign("nonce", "nonce", round=number, epoch=epoch, nonce=bytes.fromhex(nonce),
                        seen=seen,
@@ -337,12 +337,7 @@ class ClientChecks:
                 else:
                     hands[int(owner)].append(None)
             stock = [None] * (len(canonical_deck(self.game)) - len(layout))
-            if self.game == "zodiak":
-                state: Round = zodiak.ZodiakRound.from_parts(hands, table, stock, signs, dealer,
-                                                             scores)
-                state.sees_stock = False
-            else:
-                state = hekata.HekataDeal.from_parts(hands, table, stock, dealer, scores)
+            state = game_named(self.game).seat_view(hands, table, stock, signs, dealer, scores)
         except (IllegalMove, TypeError, ValueError) as exc:
             self.trusted = False
             raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None

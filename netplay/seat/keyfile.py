@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from netplay.fair import FairnessError, Identity
+from netplay.machine import write_private
 
 log = logging.getLogger("cardtui.client")  # the client's logger: the seat file is its concern
 
@@ -36,11 +37,6 @@ class SeatIdentity:
         """Store the identity at `path` (readable by its owner only)."""
         if path is None:
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Written whole then renamed: a seat killed mid-write must still find its seat and key.
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.touch(mode=0o600)  # never readable by others, not even before the first write
-        tmp.chmod(0o600)
-        tmp.write_text(json.dumps({"token": self.token.hex() if self.token else None,
-                                   "key": self.key.seed.hex(), "nonces": self.nonces}))
-        tmp.replace(path)
+        # Written whole: a seat killed mid-write must still find its seat and key.
+        write_private(path, json.dumps({"token": self.token.hex() if self.token else None,
+                                        "key": self.key.seed.hex(), "nonces": self.nonces}))

@@ -12,8 +12,10 @@ from typing import Any
 from engine.bots import Bot, make_bot
 from engine.dealer import DealtRound
 from engine.errors import IllegalMove, RecordError
+from engine.games import game_named
 from engine.match import Match, Round
 from engine.records import Record
+from netplay.machine import write_private
 from netplay.session.events import (
     GameSession,
     MatchEnded,
@@ -48,7 +50,7 @@ class LocalMatch(GameSession):
             delay: float = 0.6, save_path: Path | None = None) -> LocalMatch:
         """A fresh match; the first dealer is drawn from the seed (RULES 1.2, 2.1)."""
         seed = random.randrange(2**32) if seed is None else seed
-        signs = tuple(s.sign or "aries" for s in seats) if game == "zodiak" else ()
+        signs = game_named(game).signs_for([s.sign for s in seats])
         dealer = random.Random(seed).randrange(len(seats))
         match = Match(game, len(seats), signs, dealer=dealer)
         return cls(game=game, my_seat=my_seat, seats=tuple(seats), seed=seed, delay=delay,
@@ -63,8 +65,8 @@ class LocalMatch(GameSession):
             raise RecordError("this record was not saved by cardtui play")
         record = Record.from_json(data)
         seats = [SeatInfo(s["name"], s.get("sign"), s.get("bot")) for s in saved["seats"]]
-        match = Match(record.game, len(seats), tuple(s.sign or "" for s in seats)
-                      if record.game == "zodiak" else (), dealer=record.dealer,
+        match = Match(record.game, len(seats), game_named(record.game).signs_for(
+                          [s.sign for s in seats]), dealer=record.dealer,
                       scores=list(record.scores), rounds_played=saved["rounds_played"])
         session = cls(game=record.game, my_seat=saved["my_seat"], seats=tuple(seats),
                       seed=saved["seed"], delay=delay, save_path=path, match=match)
@@ -181,10 +183,7 @@ class LocalMatch(GameSession):
         data = self.saved_json()
         if self.save_path is None or data is None:
             return None
-        self.save_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.save_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(self.save_path)
+        write_private(self.save_path, json.dumps(data, indent=1))
         self.emit(Notice(f"saved to {self.save_path}"))
         return self.save_path
 
@@ -196,11 +195,4 @@ class LocalMatch(GameSession):
 def round_summary(game: str, seats: tuple[SeatInfo, ...], state: Round, winner: int | None,
                   points: int) -> str:
     """One line that says how a round or deal ended."""
-    if game == "zodiak":
-        if winner is None:
-            return "The round is blocked: no winner, no points."
-        return f"{seats[winner].name} goes out and scores {points}."
-    if winner is None:
-        return "The deal is even."
-    team = " & ".join(s.name for i, s in enumerate(seats) if i % 2 == winner)
-    return f"{team} win the deal by taking {points}."
+    return game_named(game).summary([s.name for s in seats], winner, points)

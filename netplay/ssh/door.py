@@ -6,6 +6,7 @@ import asyncio
 import hmac
 import logging
 import os
+import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
@@ -13,28 +14,50 @@ from pathlib import Path
 from typing import Any
 
 import asyncssh
+from asyncssh.auth import _server_auth_handlers, _ServerPublicKeyAuth
 
+from netplay.ssh.guard import (
+    DescriptorWarning,
+    LoginThrottle,
+    SessionCounter,
+    log_failure,
+    log_success,
+)
 from netplay.ssh.hostkey import fingerprint, load_or_create_host_key
 from netplay.ssh.visitor import DoorSession, SessionInfo
 
 __all__ = ["CommandFactory", "DoorLimits", "SSHDoor", "SessionInfo"]
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("cardtui.door")
+# How often refused connections are summed up in the log, instead of a line each.
+REFUSAL_LOG_INTERVAL = 60.0
 
 UTF8_LOCALE = "C.UTF-8"
 
 
 @dataclass(frozen=True)
 class DoorLimits:
-    """Bounds on what the door gives out: sessions per address and in total, and timeouts (s)."""
+    """Bounds on what the door gives out, like OpenSSH's MaxAuthTries, MaxStartups and MaxSessions.
+
+    Sessions (running programs) per address and in total; authentication attempts per
+    connection; connections not yet logged in, in total and per address; session channels per
+    connection; and the idle and login timeouts in seconds. A connection that has not started
+    a terminal session when the login timeout has passed again after login is closed.
+    """
 
     sessions_per_address: int = 4
     total_sessions: int = 64
     idle_timeout: float = 30 * 60
     login_timeout: float = 60
+    max_auth_tries: int = 6
+    max_startups: int = 100
+    startups_per_address: int = 10
+    channels_per_connection: int = 10
 
     def __post_init__(self) -> None:
-        for name in ("sessions_per_address", "total_sessions", "idle_timeout", "login_timeout"):
+        for name in ("sessions_per_address", "total_sessions", "idle_timeout", "login_timeout",
+                     "max_auth_tries", "max_startups", "startups_per_address",
+                     "channels_per_connection"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"DoorLimits.{name} must be positive, not {getattr(self, name)}")
 
@@ -43,7 +66,11 @@ CommandFactory = Callable[[SessionInfo], Sequence[str]]
 
 
 class SSHDoor:
-    """An asyncssh server that runs command(session) in a new pty for each SSH terminal session."""
+    """An asyncssh server that runs command(session) in a new pty for each SSH terminal session.
+
+    With both a password and authorized keys, a client needs both: a listed key first, then
+    the password (OpenSSH's "AuthenticationMethods publickey,password").
+    """
 
     def __init__(
         self,
@@ -55,6 +82,8 @@ class SSHDoor:
         password: str | None = None,
         limits: DoorLimits = DoorLimits(),
         env: Mapping[str, str] | None = None,
+        sessions: SessionCounter | None = None,
+        throttle: LoginThrottle | None = None,
     ) -> None:
         self.command = command
         self.limits = limits
@@ -68,8 +97,12 @@ class SSHDoor:
         self._env = env
         self._acceptor: asyncssh.SSHAcceptor | None = None
         self._connections: set[asyncssh.SSHServerConnection] = set()
-        self._sessions: set[DoorSession] = set()
-        self._sessions_by_address: Counter[str] = Counter()
+        self.sessions = sessions or SessionCounter(limits.total_sessions,
+                                                   limits.sessions_per_address)
+        self.throttle = throttle or LoginThrottle()
+        self._startups: Counter[str] = Counter()
+        self._refused_since_log = 0
+        self._refusal_logged = -REFUSAL_LOG_INTERVAL
         self._tasks: set[asyncio.Task[Any]] = set()
 
     @property
@@ -89,15 +122,23 @@ class SSHDoor:
     @property
     def session_count(self) -> int:
         """Return how many sessions currently have a running program."""
-        return len(self._sessions)
+        return sum(isinstance(s, DoorSession) for s in self.sessions)
+
+    @property
+    def startup_count(self) -> int:
+        """Return how many connections have not logged in yet."""
+        return sum(self._startups.values())
 
     @property
     def child_pids(self) -> list[int]:
         """Return the process ids of the programs currently running for sessions."""
-        return [session.child.pid for session in self._sessions if session.child is not None]
+        return [s.child.pid for s in self.sessions
+                if isinstance(s, DoorSession) and s.child is not None]
 
     async def start(self) -> int:
         """Start listening and return the bound port (useful when port 0 was asked for)."""
+        _server_auth_handlers[b"publickey"] = _KeyThenMaybePassword
+        DescriptorWarning.install_once(asyncio.get_running_loop())
         self._acceptor = await asyncssh.create_server(
             lambda: _DoorServer(self),
             self._bind,
@@ -121,8 +162,9 @@ class SSHDoor:
             await self._acceptor.wait_closed()
         for connection in list(self._connections):
             connection.close()
-        for session in list(self._sessions):
-            session.hang_up()
+        for session in list(self.sessions):
+            if isinstance(session, DoorSession):
+                session.hang_up()
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         for connection in list(self._connections):
@@ -130,18 +172,23 @@ class SSHDoor:
 
     @property
     def accepts_keys(self) -> bool:
-        """Return whether clients may log in with a key from the authorized keys file."""
+        """Return whether clients may (or must) log in with a key from the authorized keys file."""
         return self._authorized_keys is not None
 
     @property
     def accepts_password(self) -> bool:
-        """Return whether clients may log in with the door's password."""
+        """Return whether clients may (or must) log in with the door's password."""
         return self._password is not None
 
     @property
     def requires_auth(self) -> bool:
         """Return whether clients must prove a key or password (otherwise anyone may enter)."""
         return self.accepts_keys or self.accepts_password
+
+    @property
+    def requires_both(self) -> bool:
+        """Return whether clients must prove a listed key and then the password."""
+        return self.accepts_keys and self.accepts_password
 
     def password_matches(self, password: str) -> bool:
         """Return whether password is the door's password, compared in constant time."""
@@ -150,8 +197,13 @@ class SSHDoor:
         )
 
     def child_environment(self, info: SessionInfo) -> dict[str, str]:
-        """Return the environment for a session's program: the base plus terminal and locale."""
-        environment = dict(os.environ if self._env is None else self._env)
+        """Return the environment for a session's program: the base plus terminal and locale.
+
+        The base is the env given to the door, or else PATH alone: the server's own
+        environment (secrets included) is none of a visitor's program's business.
+        """
+        environment = dict({"PATH": os.environ.get("PATH", os.defpath)} if self._env is None
+                           else self._env)
         # No COLUMNS/LINES: programs prefer them to the pty's size and would never see a resize.
         for frozen in ("COLUMNS", "LINES"):
             environment.pop(frozen, None)
@@ -160,25 +212,11 @@ class SSHDoor:
 
     def admit(self, session: DoorSession, address: str) -> str | None:
         """Count session in if the limits allow it; otherwise return the reason it was refused."""
-        if len(self._sessions) >= self.limits.total_sessions:
-            return "cardtui: the server is full right now; please try again in a few minutes."
-        if self._sessions_by_address[address] >= self.limits.sessions_per_address:
-            limit = self.limits.sessions_per_address
-            return (
-                f"cardtui: too many sessions from your address ({limit} at most); "
-                "close one and try again."
-            )
-        self._sessions.add(session)
-        self._sessions_by_address[address] += 1
-        return None
+        return self.sessions.admit(session, address)
 
     def release(self, session: DoorSession, address: str) -> None:
         """Count a session out again."""
-        if session in self._sessions:
-            self._sessions.discard(session)
-            self._sessions_by_address[address] -= 1
-            if self._sessions_by_address[address] <= 0:
-                del self._sessions_by_address[address]
+        self.sessions.release(session, address)
 
     def run_task(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run coroutine as a task that close() waits for."""
@@ -188,13 +226,36 @@ class SSHDoor:
         task.add_done_callback(_log_failure)
         return task
 
-    def connection_opened(self, connection: asyncssh.SSHServerConnection) -> None:
-        """Track a client connection so close() can end it."""
+    def connection_opened(self, connection: asyncssh.SSHServerConnection, address: str) -> bool:
+        """Track a new client connection; return False if it must be dropped at once."""
+        if (self.startup_count >= self.limits.max_startups
+                or self._startups[address] >= self.limits.startups_per_address):
+            self._note_refusal(address)
+            return False
         self._connections.add(connection)
+        self._startups[address] += 1
+        return True
+
+    def logged_in(self, address: str) -> None:
+        """Count a connection out of those still logging in."""
+        self._startups[address] -= 1
+        if self._startups[address] <= 0:
+            del self._startups[address]
 
     def connection_closed(self, connection: asyncssh.SSHServerConnection) -> None:
         """Stop tracking a client connection."""
         self._connections.discard(connection)
+
+    def _note_refusal(self, address: str) -> None:
+        """Log refused connections, one line per interval however many there are."""
+        self._refused_since_log += 1
+        now = time.monotonic()
+        if now - self._refusal_logged >= REFUSAL_LOG_INTERVAL:
+            log.warning("ssh: dropping connections from %s and others: too many not logged in"
+                        " (%d dropped since the last such line)", address,
+                        self._refused_since_log)
+            self._refused_since_log = 0
+            self._refusal_logged = now
 
     def set_client_keys(self, connection: asyncssh.SSHServerConnection) -> None:
         """Give connection the keys it may authenticate with, if the door restricts keys."""
@@ -208,55 +269,139 @@ def _log_failure(task: asyncio.Task[Any]) -> None:
         log.error("ssh door task failed", exc_info=task.exception())
 
 
+class _KeyThenMaybePassword(_ServerPublicKeyAuth):  # type: ignore[misc]
+    """asyncssh's public key check, answering "partial success" when the password must follow."""
+
+    async def send_success(self) -> None:
+        owner = self._conn.get_owner()
+        if isinstance(owner, _DoorServer) and owner.key_proven():
+            self.send_failure(partial_success=True)
+            return
+        await super().send_success()
+
+
 class _DoorServer(asyncssh.SSHServer):
-    """One client connection: authentication and the refusal of anything but terminal sessions."""
+    """One client connection: authentication, its limits, and the refusal of all but terminals."""
 
     def __init__(self, door: SSHDoor) -> None:
         self._door = door
         self._connection: asyncssh.SSHServerConnection | None = None
-        self._no_session_timer: asyncio.TimerHandle | None = None
+        self._address = ""
+        self._port = 0
+        self._admitted = False
+        self._logging_in = False
+        self._failures = 0
+        self._has_key = False
+        self._username = ""
+        self._channels = 0
+        self._programs = 0
+        self._no_terminal_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self._connection = conn
-        self._door.connection_opened(conn)
+        peer = conn.get_extra_info("peername") or ("", 0)
+        self._address, self._port = str(peer[0]), int(peer[1])
+        self._admitted = self._door.connection_opened(conn, self._address)
+        if not self._admitted:
+            asyncio.get_running_loop().call_soon(conn.abort)
+            return
+        self._logging_in = True
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._no_session_timer is not None:
-            self._no_session_timer.cancel()
-        if self._connection is not None:
+        if self._no_terminal_timer is not None:
+            self._no_terminal_timer.cancel()
+        if self._logging_in:
+            self._logging_in = False
+            self._door.logged_in(self._address)
+        if self._connection is not None and self._admitted:
             self._door.connection_closed(self._connection)
 
     def begin_auth(self, username: str) -> bool:
+        self._username = username
         if self._connection is not None:
             self._door.set_client_keys(self._connection)
         return self._door.requires_auth
 
     def auth_completed(self) -> None:
-        # A connection that never opens a session (ssh -N) can only want what we refuse.
-        self._no_session_timer = asyncio.get_running_loop().call_later(
-            self._door.limits.login_timeout, self._close_sessionless
+        if self._logging_in:
+            self._logging_in = False
+            self._door.logged_in(self._address)
+        method = ("publickey+password" if self._door.requires_both else
+                  "publickey" if self._has_key else
+                  "password" if self._door.accepts_password else "open door")
+        log_success("ssh", method, self._username, self._address, self._port)
+        self._door.throttle.succeeded(self._address)
+        self._expect_terminal()
+
+    def _expect_terminal(self) -> None:
+        """Close the connection unless a terminal session runs within the login timeout."""
+        # A connection that never runs a terminal session can only want what we refuse.
+        if self._no_terminal_timer is not None:
+            self._no_terminal_timer.cancel()
+        self._no_terminal_timer = asyncio.get_running_loop().call_later(
+            self._door.limits.login_timeout, self._close_if_no_terminal
         )
 
-    def _close_sessionless(self) -> None:
-        if self._connection is not None:
+    def _close_if_no_terminal(self) -> None:
+        if self._connection is not None and self._programs == 0:
             self._connection.disconnect(
                 asyncssh.DISC_BY_APPLICATION,
                 "cardtui: this server only offers its card table; connect with ssh -t",
             )
 
+    def key_proven(self) -> bool:
+        """Note that the client proved a listed key; return whether the password must follow."""
+        self._has_key = True
+        if self._door.requires_both and self._connection is not None:
+            # No further keys: what is left to prove is the password.
+            self._connection.set_authorized_keys(None)
+        return self._door.requires_both
+
+    def _failed(self, method: str) -> None:
+        """Count and log a failed attempt; past the limit, disconnect."""
+        self._failures += 1
+        recent = self._door.throttle.failed(self._address)
+        log_failure("ssh", method, self._username, self._address, self._port, recent)
+        if self._failures >= self._door.limits.max_auth_tries and self._connection is not None:
+            self._connection.disconnect(asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+                                        "cardtui: too many authentication failures")
+
     def public_key_auth_supported(self) -> bool:
-        return self._door.accepts_keys
+        return self._door.accepts_keys and not self._has_key
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # Called only for a key that is not in the authorized keys.
+        self._failed("publickey")
+        return False
 
     def password_auth_supported(self) -> bool:
+        if self._door.requires_both:
+            return self._has_key
         return self._door.accepts_password
 
-    def validate_password(self, username: str, password: str) -> bool:
-        return self._door.password_matches(password)
+    async def validate_password(self, username: str, password: str) -> bool:
+        await self._door.throttle.wait_turn(self._address)
+        if self._door.password_matches(password) and (self._has_key
+                                                      or not self._door.requires_both):
+            return True
+        self._failed("password")
+        return False
 
-    def session_requested(self) -> DoorSession:
-        if self._no_session_timer is not None:
-            self._no_session_timer.cancel()
-        return DoorSession(self._door)
+    def session_requested(self) -> DoorSession | bool:
+        if self._channels >= self._door.limits.channels_per_connection:
+            return False
+        self._channels += 1
+        return DoorSession(self._door, on_started=self._program_started,
+                           on_closed=self._channel_closed)
+
+    def _program_started(self) -> None:
+        self._programs += 1
+
+    def _channel_closed(self, started: bool) -> None:
+        self._channels -= 1
+        self._programs -= started
+        if started and self._programs == 0:
+            self._expect_terminal()
 
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str,
                              orig_port: int) -> bool:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 import asyncssh
 
+from netplay.machine import PRIVATE_FILE_MODE, write_private
+
 HOST_KEY_ALGORITHM = "ssh-ed25519"
-PRIVATE_FILE_MODE = 0o600
 
 
 def load_or_create_host_key(path: Path) -> asyncssh.SSHKey:
@@ -30,19 +30,6 @@ def fingerprint(key: asyncssh.SSHKey) -> str:
 
 def _write_new_key(path: Path) -> None:
     """Write a fresh key to path atomically, keeping any key another process wrote first."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     key = asyncssh.generate_private_key(HOST_KEY_ALGORITHM, comment="cardtui ssh door")
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
-    try:
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(key.export_private_key())
-            file.flush()
-            os.fsync(file.fileno())
-        # link() refuses to overwrite, so two doors starting together agree on one key.
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            pass
-    finally:
-        temporary.unlink(missing_ok=True)
+    # Not replacing: two doors starting together agree on one key.
+    write_private(path, key.export_private_key(), replace=False)

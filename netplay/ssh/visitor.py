@@ -6,12 +6,13 @@ import asyncio
 import logging
 import re
 import signal
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 import asyncssh
 
+from netplay.ssh.guard import capped_pixels, capped_size
 from netplay.ssh.ptychild import INPUT_HIGH_WATER, PtyChild, TerminalSize
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,10 @@ OUTPUT_DRAIN_TIMEOUT = 1.0
 DEFAULT_TERM = "xterm-256color"
 # TERM ends up in terminfo lookups, so anything that could name a path is replaced.
 _SAFE_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}")
+# Whatever state the program left the terminal in (it may have been killed mid-screen): back to
+# the main screen, mouse reporting and bracketed paste off, cursor shown, colours reset.
+RESTORE_TERMINAL = (b"\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?1004l"
+                    b"\x1b[?2004l\x1b[?1049l\x1b[?25h\x1b[0m")
 
 
 @dataclass(frozen=True)
@@ -63,8 +68,12 @@ class SessionHost(Protocol):
 class DoorSession(asyncssh.SSHServerSession[bytes]):
     """One SSH session channel: a program on a pty whose bytes it relays both ways."""
 
-    def __init__(self, door: SessionHost) -> None:
+    def __init__(self, door: SessionHost, on_started: Callable[[], None] = lambda: None,
+                 on_closed: Callable[[bool], None] = lambda started: None) -> None:
         self._door = door
+        self._on_started = on_started
+        self._on_closed = on_closed
+        self._started = False
         self._channel: asyncssh.SSHServerChannel[bytes] | None = None
         self._command: str | None = None
         self._term: str | None = None
@@ -106,7 +115,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         if self._command is not None:
             self._refuse(
                 "cardtui: this server runs only the card table, not commands; "
-                f"connect without one: {self._how_to_connect()}"
+                f"connect with {self._how_to_connect()}"
             )
             return
         if self._term is None:
@@ -151,6 +160,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             self._idle_timer.cancel()
         self.hang_up()
         self._door.release(self, self._address)
+        self._on_closed(self._started)
 
     # The session's own work.
 
@@ -188,6 +198,8 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             return
         log.info("ssh session for %r from %s runs pid %d", info.username, info.peer_address,
                  self.child.pid)
+        self._started = True
+        self._on_started()
         if self._gone:
             self.hang_up()
             return
@@ -198,6 +210,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         status = await self.child.wait()
         await self.child.wait_output_ended(OUTPUT_DRAIN_TIMEOUT)
         self.hang_up()  # whatever the program left running in its group goes with it
+        self._send_output(RESTORE_TERMINAL)
         if status >= 0:
             channel.exit(status)
         else:
@@ -217,7 +230,9 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             self._last_input = loop.time()
         if quiet_for >= timeout:
             minutes = max(1, round(timeout / 60))
+            self._send_output(RESTORE_TERMINAL)
             self._refuse(f"cardtui: closed after {minutes} min without input.", leading_newline=True)
+            self.hang_up()
             return
         self._idle_timer = loop.call_later(timeout - quiet_for, self._watch_idleness)
 
@@ -230,14 +245,10 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self._channel.exit(1)
 
     def _how_to_connect(self) -> str:
-        """Return the ssh command line that would open a terminal session on this door."""
-        channel = self._channel
-        username = channel.get_extra_info("username") if channel else None
-        local = channel.get_extra_info("sockname") if channel else None
-        host = str(local[0]) if local else "HOST"
-        port = int(local[1]) if local else 22
-        target = f"{username}@{host}" if username else host
-        return f"ssh -t -p {port} {target}" if port != 22 else f"ssh -t {target}"
+        """Return how to open a terminal session, without naming the address we listen on."""
+        # Behind a proxy or NAT our own address means nothing to the client, and it is not
+        # ours to tell: the client knows what it typed.
+        return "ssh -t and the address you used, and no command"
 
 
 def _terminal_message(text: str) -> bytes:
@@ -246,5 +257,6 @@ def _terminal_message(text: str) -> bytes:
 
 
 def _usable_size(width: int, height: int, pixwidth: int = 0, pixheight: int = 0) -> TerminalSize:
-    """Return the client's size, or 80x24 where it sent zero (some clients do)."""
-    return TerminalSize(width or 80, height or 24, pixwidth, pixheight)
+    """Return the client's size capped (guard.MAX_COLUMNS x MAX_ROWS), 80x24 where it sent 0."""
+    columns, rows = capped_size(width, height)
+    return TerminalSize(columns, rows, capped_pixels(pixwidth), capped_pixels(pixheight))

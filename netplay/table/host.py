@@ -31,7 +31,8 @@ from typing import Any
 from engine import zodiak
 from engine.bots import make_bot
 from engine.errors import IllegalMove
-from engine.match import Match, Round, check_players
+from engine.games import game_named
+from engine.match import Match, Round
 from engine.records import Record
 from engine.simulate import deal_winner
 from netplay.fair import (
@@ -103,7 +104,7 @@ class Host(HostLobby, HostDealing, HostStore):
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     def __post_init__(self) -> None:
-        check_players(self.config.game, self.config.players)
+        game_named(self.config.game).check_players(self.config.players)
         if not 0 <= self.config.bots <= self.config.players:
             raise IllegalMove(f"--bots must be between 0 and {self.config.players}")
         self.seed = self.config.seed if self.config.seed is not None else secrets.randbits(32)
@@ -204,7 +205,7 @@ class Host(HostLobby, HostDealing, HostStore):
         if self.started:
             return
         self.started = True
-        signs = tuple(s.sign or "aries" for s in self.seats) if self.config.game == "zodiak" else ()
+        signs = game_named(self.config.game).signs_for([s.sign for s in self.seats])
         dealer = random.Random(self.seed).randrange(self.config.players)
         self.match = Match(self.config.game, self.config.players, signs, dealer=dealer)
         self.on_event("match started")

@@ -11,6 +11,7 @@ from typing import Any
 
 from engine import zodiak
 from engine.bots import BOT_KINDS
+from engine.games import game_named
 from engine.match import Match
 from netplay.fair import PublicIdentity
 from netplay.messages import ProtocolError
@@ -127,11 +128,17 @@ class HostLobby:
             sign = msg.get("sign")
             self.seats[index] = Seat(
                 name=clean_name(msg.get("name"), f"player {index}"),
-                sign=zodiak.parse_sign(sign) if self.config.game == "zodiak" and sign
-                else (random.Random(self.seed - index).choice(zodiak.SIGNS)
-                      if self.config.game == "zodiak" else None),
+                sign=self._sign_for(index, sign),
                 token=secrets.token_hex(16), ident=ident)
         return index
+
+    def _sign_for(self, index: int, asked: Any) -> str | None:
+        """The sign a new seat asked for, else one drawn from the table's seed; None without signs."""
+        if not game_named(self.config.game).uses_signs:
+            return None
+        if asked:
+            return zodiak.parse_sign(asked)
+        return random.Random(self.seed - index).choice(zodiak.SIGNS)
 
     def _seat_for_token(self, token: str) -> int | None:
         for i, seat in enumerate(self.seats):

@@ -24,16 +24,17 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
+from engine.games import GAMES
 from netplay.messages import ProtocolError
 from netplay.relay.client import RelayConnection
 from netplay.relay.wire import format_room_code, parse_room_code
+from netplay.table.opened import OPENED_ADDRESS
 
 if TYPE_CHECKING:
     from netplay.table.host import Host
 
 log = logging.getLogger("cardtui.tables")
 
-PLAYERS = {"zodiak": (2, 3, 4), "hekata": (2, 4)}
 MAX_BODY_BYTES = 1024
 REQUEST_FIELDS = ("game", "players", "bots")
 
@@ -76,11 +77,11 @@ class TableRequest:
         if unknown:
             raise BadTableRequest(f"unknown field {unknown[0]!r}: only game, players and bots")
         game = data.get("game")
-        if game not in PLAYERS:
+        if game not in GAMES:
             raise BadTableRequest(f"game must be \"zodiak\" or \"hekata\", not {_show(game)}")
         players = data.get("players")
-        if type(players) is not int or players not in PLAYERS[game]:
-            allowed = " or ".join(map(str, PLAYERS[game]))
+        if type(players) is not int or players not in GAMES[game].players:
+            allowed = " or ".join(map(str, GAMES[game].players))
             raise BadTableRequest(f"players must be {allowed} for {game}, not {_show(players)}")
         bots = data.get("bots", 0)
         if type(bots) is not int or not 0 <= bots < players:
@@ -126,6 +127,7 @@ class Table:
     owner: str
     empty_since: float | None
     task: asyncio.Task[None] | None = None
+    creator: str | None = None  # the remote address that opened it through an opened API
 
     @property
     def room(self) -> str:
@@ -153,9 +155,18 @@ class TablesService:
     limits: TableLimits = TableLimits()
     relay_url: str | None = None
     tables: dict[str, Table] = field(default_factory=dict)
+    tables_per_remote_address: int = 2
 
-    async def create(self, request: TableRequest) -> Table:
-        """Open a room on the relay and start dealing a new table in it."""
+    async def create(self, request: TableRequest, creator: str | None = None) -> Table:
+        """Open a room on the relay and start dealing a new table in it.
+
+        creator is the remote address that asks through an opened API (None: this server's own
+        sessions); one such address keeps at most tables_per_remote_address tables open.
+        """
+        if creator is not None and sum(t.creator == creator for t in self.tables.values()) >= (
+                self.tables_per_remote_address):
+            raise BadTableRequest(f"your address already has {self.tables_per_remote_address}"
+                                  " tables open, the most one address may; play at one of them")
         if len(self.tables) >= self.limits.max_tables:
             raise BadTableRequest(f"the server already has {len(self.tables)} tables, the most it"
                                   " keeps; join one of them or try again later")
@@ -170,7 +181,7 @@ class TablesService:
                             away_timeout=self.limits.away_timeout, owner_secret=owner)
         host = Host(config, on_event=lambda text: log.debug("table: %s", text))
         conn = await RelayConnection.open_room(self.relay_url)
-        table = Table(host, conn, owner, empty_since=time.monotonic())
+        table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
         self.tables[table.room] = table
         table.task = asyncio.create_task(self._deal(table))
         log.info("table %s opened: %s for %d with %d bots", format_room_code(table.room),
@@ -262,7 +273,7 @@ async def create_table(request: web.Request) -> web.Response:
         return _refuse(400, message)
     service = request.app[TABLES_KEY]
     try:
-        table = await service.create(table_request)
+        table = await service.create(table_request, request.get(OPENED_ADDRESS))
     except BadTableRequest as exc:
         return _refuse(503, str(exc))
     except (ProtocolError, OSError, aiohttp.ClientError) as exc:  # the relay would not open a room

@@ -10,9 +10,11 @@ from typing import Any, Self
 
 import msgpack
 
+from engine.games import game_named
 from engine.match import Match
 from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, SignedMessage
+from netplay.machine import write_private
 from netplay.protocol import ChainHead, unpack
 from netplay.table.dealing import Epoch
 from netplay.table.lobby import HostConfig, Seat
@@ -40,11 +42,8 @@ class HostStore:
             else None,
             "fair": self._fair_json(),
         }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.touch(mode=0o600)  # it holds this round's seeds: whoever reads it knows the deck
-        tmp.write_text(json.dumps(data))
-        tmp.replace(path)
+        # Private: it holds this round's seeds, and whoever reads it knows the deck.
+        write_private(path, json.dumps(data))
 
     def _fair_json(self) -> dict[str, Any]:
         return {
@@ -101,7 +100,7 @@ class HostStore:
             if seat.bot is None and seat.token is not None:
                 seat.away_since = time.monotonic()
         if data["match"] is not None:
-            signs = tuple(s.sign or "aries" for s in host.seats) if config.game == "zodiak" else ()
+            signs = game_named(config.game).signs_for([s.sign for s in host.seats])
             host.match = Match(config.game, config.players, signs, **data["match"])
         if data["record"] is not None:
             host.record = Record.from_json(data["record"])

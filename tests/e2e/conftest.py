@@ -28,6 +28,10 @@ def report_size(*_):
 
 print(f"TERM={os.environ.get('TERM')} USER={sys.argv[1]} PID={os.getpid()}", flush=True)
 print(f"LANG={os.environ.get('LANG')} LC_ALL={os.environ.get('LC_ALL')}", flush=True)
+print("ENVKEYS=" + ",".join(sorted(os.environ)), flush=True)
+if "--alt" in sys.argv:
+    # What a full-screen app does: alternate screen, mouse reporting on, cursor hidden.
+    print("\x1b[?1049h\x1b[?1000h\x1b[?1006h\x1b[?25lALT", flush=True)
 if "--grandchild" in sys.argv:
     # A descendant that ignores hangups, to prove the door ends the whole process group.
     helper = subprocess.Popen([sys.executable, "-c",

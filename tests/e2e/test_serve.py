@@ -97,11 +97,12 @@ async def serve(tmp_path: Path) -> AsyncIterator[ServerMaker]:
     """Yield a coroutine that starts `cardtui serve` on free loopback ports with extra options."""
     servers: list[Server] = []
 
-    async def start(*options: str, host_key: bool = True, **environment: str) -> Server:
+    async def start(*options: str, host_key: bool = True, web: bool = True,
+                    wrapper: tuple[str, ...] = (), **environment: str) -> Server:
         ssh_port, port, web_port = free_port(), free_port(), free_port()
-        argv = [sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
-                "--ssh-port", str(ssh_port), "--port", str(port), "--web-port", str(web_port),
-                "--bot-speed", "0.05", *options]
+        argv = [*wrapper, sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
+                "--ssh-port", str(ssh_port), "--port", str(port),
+                *(["--web-port", str(web_port)] if web else []), "--bot-speed", "0.05", *options]
         if host_key:
             argv += ["--host-key", str(tmp_path / "host_key")]
         env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), **environment}
@@ -182,7 +183,9 @@ async def test_announces_a_kept_host_key_and_serves_browsers(serve: ServerMaker,
             f"http://127.0.0.1:{server.web_port}/") as page:
         assert page.status == 200
         html = await page.text()
-    assert f"ws://127.0.0.1:{server.web_port}/ws" in html  # the page's terminal socket
+    # Nothing is loaded from elsewhere, and the socket's URL is the browser's own location.
+    assert not re.search(r"""(href|src|url)\(?=?["']?(https?:)?//""", html), html
+    assert "location.host" in html and "googleapis" not in html
     # What the page's terminal does: open the socket and read the app's output.
     async with aiohttp.ClientSession() as http, http.ws_connect(
             f"ws://127.0.0.1:{server.web_port}/ws?width=100&height=30") as terminal:
@@ -354,7 +357,7 @@ async def test_door_options_pass_through(serve: ServerMaker, tmp_path: Path) -> 
     assert await keygen.wait() == 0
     allowed = tmp_path / "authorized_keys"
     allowed.write_text(Path(f"{key}.pub").read_text())
-    server = await serve("--authorized-keys", str(allowed))
+    server = await serve("--authorized-keys", str(allowed), web=False)
 
     status, _, err = await ssh_run(ssh_argv(server.ssh_port, "-T"))
     assert status == 255 and "Permission denied" in err

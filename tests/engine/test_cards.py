@@ -1,4 +1,4 @@
-"""Card notation (RULES.md section 3): parsing, printing and the two decks."""
+"""Card notation (tui/RULES.md section 3): parsing, printing and the two decks."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def run(args: list[str], stdin: str | None = None) -> subprocess.CompletedProces
 
 
 def test_replay_example_text(capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: replay prints each move with its effect, then the state; status 0."""
+    """docs/RECORDS.md, "`cardtui replay`": replay prints each move with its effect, then the state; status 0."""
     assert main(["replay", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[:3] == [
@@ -43,7 +43,7 @@ def test_replay_example_text(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_replay_text_shows_penalties_and_the_end(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: each move is printed with its effect: cards drawn, penalties, the round's end."""
+    """docs/RECORDS.md, "`cardtui replay`": each move is printed with its effect: cards drawn, penalties, the round's end."""
     record = {
         "game": "zodiak", "seats": [{"sign": "aries"}, {"sign": "leo"}, {"sign": "leo"}],
         "dealer": 2,
@@ -64,7 +64,7 @@ def test_replay_text_shows_penalties_and_the_end(tmp_path: Path,
 
 
 def test_replay_example_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: `replay --json` prints one JSON object of the documented shape."""
+    """docs/RECORDS.md, "`cardtui replay --json`": `replay --json` prints one JSON object of the documented shape."""
     assert main(["replay", "--json", str(EXAMPLE)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is True and out["applied"] == 3 and out["error"] is None
@@ -72,7 +72,7 @@ def test_replay_example_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_replay_illegal_move_text(capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: an illegal move prints `move N (seat S): illegal: REASON`, the state before;
+    """docs/RECORDS.md, "`cardtui replay`": an illegal move prints `move N (seat S): illegal: REASON`, the state before;
     status 1."""
     assert main(["replay", str(ILLEGAL)]) == 1
     out = capsys.readouterr().out
@@ -82,7 +82,7 @@ def test_replay_illegal_move_text(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_replay_illegal_move_json(capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: `--json` reports the illegal move as {"move", "seat", "reason"}; status 1."""
+    """docs/RECORDS.md, "`cardtui replay --json`": `--json` reports the illegal move as {"move", "seat", "reason"}; status 1."""
     assert main(["replay", "--json", str(ILLEGAL)]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is False and out["applied"] == 1
@@ -91,14 +91,14 @@ def test_replay_illegal_move_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_replay_invalid_record(capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: a file that is not a valid record says what is wrong; status 2."""
+    """docs/RECORDS.md, "Exit status": a file that is not a valid record says what is wrong; status 2."""
     assert main(["replay", str(INVALID)]) == 2
     err = capsys.readouterr().err
     assert "not a valid record" in err and "more than one 2S" in err
 
 
 def test_replay_exit_statuses_as_processes(tmp_path: Path) -> None:
-    """RECORDS.md: exit status 0 all legal, 1 an illegal move, 2 not a valid record."""
+    """docs/RECORDS.md, "Exit status": exit status 0 all legal, 1 an illegal move, 2 not a valid record."""
     assert run(["replay", str(EXAMPLE)]).returncode == 0
     assert run(["replay", str(ILLEGAL)]).returncode == 1
     assert run(["replay", "--json", str(ILLEGAL)]).returncode == 1
@@ -118,13 +118,13 @@ def test_replay_exit_statuses_as_processes(tmp_path: Path) -> None:
 
 
 def test_replay_reads_standard_input() -> None:
-    """RECORDS.md: `-` reads the record from standard input."""
+    """docs/RECORDS.md, "`cardtui replay`": `-` reads the record from standard input."""
     done = run(["replay", "--json", "-"], stdin=EXAMPLE.read_text())
     assert done.returncode == 0 and json.loads(done.stdout)["applied"] == 3
 
 
 def test_replay_hekata_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """RECORDS.md: a Hekata record replays with its tricks in the text and JSON output."""
+    """docs/RECORDS.md, "`cardtui replay --json`": a Hekata record replays with its tricks in the text and JSON output."""
     record = {
         "game": "hekata", "seats": [{"name": n} for n in ("N", "E", "S", "W")], "dealer": 0,
         "deal": {"hands": [["2", "7"], ["4", "1"], ["6", "6"], ["0", "5"]],
@@ -173,7 +173,7 @@ def test_hint_hekata_json_and_errors(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_replay_json_for_an_invalid_record() -> None:
-    """RECORDS.md: `--json` on an invalid record still prints one JSON object, and exits 2."""
+    """docs/RECORDS.md, "`cardtui replay --json`": `--json` on an invalid record still prints one JSON object, and exits 2."""
     done = run(["replay", "--json", str(INVALID)])
     assert done.returncode == 2
     out = json.loads(done.stdout)

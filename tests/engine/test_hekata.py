@@ -1,4 +1,4 @@
-"""Hekata deals, RULES.md section 2: seats and teams, turns, tricks through the deal, scoring, the
+"""Hekata deals, tui/RULES.md section 2: seats and teams, turns, tricks through the deal, scoring, the
 end.
 
 The trick notation and search themselves are tested in test_tricks.py; here every
@@ -157,7 +157,7 @@ def test_only_the_seat_to_move_and_only_cards_held() -> None:
             deal.check(bad)
 
 
-# -- 2.3 what a trick is: RULES.md's examples, played through a deal -----------------
+# -- 2.3 what a trick is: the examples of tui/RULES.md 2.3, played through a deal -----------------
 
 
 EXAMPLES = [

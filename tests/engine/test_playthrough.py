@@ -303,7 +303,7 @@ def test_greedy_beats_random(game: str, players: int, rounds: int) -> None:
 @pytest.mark.parametrize(("game", "players"), [("zodiak", 2), ("zodiak", 3), ("zodiak", 4),
                                                ("hekata", 2), ("hekata", 4)])
 def test_simulated_rounds_replay_to_the_same_end(game: str, players: int) -> None:
-    """RECORDS.md: the record `cardtui sim` writes of a round replays, via JSON, to its end."""
+    """docs/RECORDS.md, "Records the programs write": the record `cardtui sim` writes of a round replays, via JSON, to its end."""
     from engine.simulate import play_round
 
     rng = random.Random(players)

@@ -1,4 +1,4 @@
-"""Game records exactly as RECORDS.md says: reading, writing, replaying, the JSON state, and
+"""Game records exactly as docs/RECORDS.md says: reading, writing, replaying, the JSON state, and
 garbage."""
 
 from __future__ import annotations
@@ -75,11 +75,11 @@ def D(seat: int) -> dict[str, Any]:
     return {"seat": seat, "draw": True}
 
 
-# -- the RECORDS.md example ------------------------------------------------------
+# -- the docs/RECORDS.md example ("Shape") ------------------------------------------------------
 
 
 def test_records_md_example_replays() -> None:
-    """RECORDS.md: the example record (with its stock written out) replays with every move legal."""
+    """docs/RECORDS.md, "Shape": the example record (with its stock written out) replays with every move legal."""
     data = load("records_md_example.json")
     assert data["deal"]["stock"][:2] == ["4D", "5H"]
     assert len(data["deal"]["stock"]) + 15 == 52
@@ -96,7 +96,7 @@ def test_records_md_example_replays() -> None:
 
 
 def test_illegal_move_reports_number_seat_reason_and_state_before() -> None:
-    """RECORDS.md: replay stops at the first illegal move, N counting from 1, state before it."""
+    """docs/RECORDS.md, "`cardtui replay`": replay stops at the first illegal move, N counting from 1, state before it."""
     out = replay(load("zodiak_illegal_move.json"))
     assert out["ok"] is False and out["applied"] == 1
     assert out["error"] == {"move": 2, "seat": 1,
@@ -106,14 +106,14 @@ def test_illegal_move_reports_number_seat_reason_and_state_before() -> None:
 
 
 def test_wrong_seat_is_an_illegal_move() -> None:
-    """RECORDS.md: a move by a seat whose turn it is not is illegal (status 1, not 2)."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": a move by a seat whose turn it is not is illegal (status 1, not 2)."""
     out = replay(zodiak(["2H 9S", "3H 9D"], "5H", "6D", [P(1, "3H")]))
     assert out["error"] == {"move": 1, "seat": 1, "reason": "it is seat 0's turn, not seat 1's"}
     assert out["applied"] == 0
 
 
 def test_sample_invalid_record() -> None:
-    """RECORDS.md: a deal with two copies of a card is not a valid record."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": a deal with two copies of a card is not a valid record."""
     with pytest.raises(RecordError, match="more than one 2S"):
         Record.loads((RECORDS / "zodiak_invalid_duplicate.json").read_text())
 
@@ -122,7 +122,7 @@ def test_sample_invalid_record() -> None:
 
 
 def test_zodiak_state_keys_exactly() -> None:
-    """RECORDS.md: the Zodiak state holds exactly the common fields plus
+    """docs/RECORDS.md, "`cardtui replay --json`": the Zodiak state holds exactly the common fields plus
     top/declared/penalty/stock/pile."""
     out = replay(zodiak(["2H 9S", "3H 9D"], "5H", "6D", []))
     assert set(out["state"]) == ZODIAK_KEYS
@@ -131,13 +131,13 @@ def test_zodiak_state_keys_exactly() -> None:
 
 
 def test_hands_are_in_received_order() -> None:
-    """RECORDS.md: `hands` lists each seat's cards in the order received, drawn cards last."""
+    """docs/RECORDS.md, "`cardtui replay --json`": `hands` lists each seat's cards in the order received, drawn cards last."""
     out = replay(zodiak(["KS 2H QD", "3C 9D"], "5H", "AC 4C", [D(0), D(1), P(0, "2H")]))
     assert out["state"]["hands"] == [["KS", "QD", "AC"], ["3C", "9D", "4C"]]
 
 
 def test_winner_is_null_until_the_going_out_penalty_is_drawn() -> None:
-    """RECORDS.md / RULES 1.6: after going out with an ace, round_over and winner wait
+    """docs/RECORDS.md, "`cardtui replay --json`" / RULES 1.6: after going out with an ace, round_over and winner wait
     for the draw."""
     data = zodiak(["AH", "KD 9S"], "2H", "4D 5D 6D", [P(0, "AH")])
     state = replay(data)["state"]
@@ -152,7 +152,7 @@ def test_winner_is_null_until_the_going_out_penalty_is_drawn() -> None:
 
 
 def test_scores_carry_the_match_scores_before_the_round() -> None:
-    """RECORDS.md: `scores` are the match scores before the round; a round's points add
+    """docs/RECORDS.md, "`cardtui replay --json`": `scores` are the match scores before the round; a round's points add
     at its end."""
     data = zodiak(["3H", "KD 9S", "2C"], "2H", "4D", [P(0, "3H")])
     data["scores"] = [10, 20, 30]
@@ -162,21 +162,21 @@ def test_scores_carry_the_match_scores_before_the_round() -> None:
 
 
 def test_blocked_round_has_no_winner() -> None:
-    """RECORDS.md / RULES 1.5: a blocked round is over with winner null and no points."""
+    """docs/RECORDS.md, "`cardtui replay --json`" / RULES 1.5: a blocked round is over with winner null and no points."""
     state = replay(zodiak(["KS", "QC"], "2H", "", [D(0), D(1)]))["state"]
     assert state["round_over"] is True and state["winner"] is None and state["turn"] is None
     assert state["scores"] == [0, 0]
 
 
 def test_moves_after_the_round_are_illegal() -> None:
-    """RECORDS.md: a move after the round is over is an illegal move."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": a move after the round is over is an illegal move."""
     out = replay(zodiak(["3H", "KD 9S"], "2H", "4D", [P(0, "3H"), D(1)]))
     assert out["applied"] == 1
     assert out["error"] == {"move": 2, "seat": 1, "reason": "the round is over"}
 
 
 def test_declared_and_penalty_fields() -> None:
-    """RECORDS.md: `declared` is a suit letter while declared; `penalty` is what the mover must
+    """docs/RECORDS.md, "`cardtui replay --json`": `declared` is a suit letter while declared; `penalty` is what the mover must
     draw."""
     state = replay(zodiak(["8S 2C", "AS 9D 3D", "AH 4C"], "2H", "5D 6D 7D 9C 10C",
                           [P(0, "8S/C"), D(1)]))["state"]
@@ -192,7 +192,7 @@ def test_declared_and_penalty_fields() -> None:
 
 
 def test_recorded_reshuffle_order_is_used() -> None:
-    """RECORDS.md: `deal.reshuffles` gives each new stock's order, drawn first first."""
+    """docs/RECORDS.md, "Shape": `deal.reshuffles` gives each new stock's order, drawn first first."""
     data = zodiak(["KS 9C", "QC 9D"], "3H 4H 5H", "", [D(0), D(1)], reshuffles=[["4H", "3H"]])
     state = replay(data)["state"]
     assert state["hands"] == [["KS", "9C", "4H"], ["QC", "9D", "3H"]]
@@ -200,14 +200,14 @@ def test_recorded_reshuffle_order_is_used() -> None:
 
 
 def test_reshuffle_without_recorded_order_is_bottom_first() -> None:
-    """RECORDS.md: with no order left, the new stock is the pile's cards bottom first,
+    """docs/RECORDS.md, "Shape": with no order left, the new stock is the pile's cards bottom first,
     unshuffled."""
     state = replay(zodiak(["KS 9C", "QC 9D"], "3H 4H 5H", "", [D(0), D(1)]))["state"]
     assert state["hands"] == [["KS", "9C", "3H"], ["QC", "9D", "4H"]]
 
 
 def test_wrong_reshuffle_order_is_an_invalid_record() -> None:
-    """RECORDS.md: a reshuffle that is not exactly the pile under its top makes the
+    """docs/RECORDS.md, "Invalid records and illegal moves": a reshuffle that is not exactly the pile under its top makes the
     record invalid."""
     data = zodiak(["KS 9C", "QC 9D"], "3H 4H 5H", "", [D(0)], reshuffles=[["4H", "6S"]])
     with pytest.raises(RecordError, match="reshuffles"):
@@ -215,7 +215,7 @@ def test_wrong_reshuffle_order_is_an_invalid_record() -> None:
 
 
 def test_written_record_round_trips_with_reshuffles() -> None:
-    """RECORDS.md: a record the engine writes (with its reshuffles) loads and replays to the same
+    """docs/RECORDS.md, "Records the programs write": a record the engine writes (with its reshuffles) loads and replays to the same
     end."""
     import random
 
@@ -286,13 +286,13 @@ INVALID: list[tuple[str, Any, str]] = [
     ("zodiak trick", lambda d: d["moves"][0].update(trick="98 + 2"), 'no "trick"'),
     ("play not text", lambda d: d["moves"][0].update(play=["2H"]), "written as text"),
     ("bad run", lambda d: d["moves"][0].update(play="2H 1X"), "move 1: '1X' is not a card"),
-    ("lone eight without suit", lambda d: d["moves"][0].update(play="8H"), "must name a suit"),
+    ("bad declared suit", lambda d: d["moves"][0].update(play="8H/X"), "'X' is not a suit"),
 ]
 
 
 @pytest.mark.parametrize(("what", "change", "message"), INVALID, ids=[i[0] for i in INVALID])
 def test_invalid_records(what: str, change: Any, message: str) -> None:
-    """RECORDS.md: a file that is not a valid record raises RecordError saying what is wrong."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": a file that is not a valid record raises RecordError saying what is wrong."""
     with pytest.raises(RecordError, match=message if message[0] not in "\"'" else None) as info:
         Record.loads(json.dumps(_with(change)))
     assert message.strip("'\"")[:10] in str(info.value)
@@ -302,19 +302,19 @@ def test_invalid_records(what: str, change: Any, message: str) -> None:
                                   "[" * 100_000, '{"game": "zodiak", "seats": ' + "[" * 50_000,
                                   "[" * 5000 + "]" * 5000], ids=range(10))
 def test_not_json_or_not_an_object(text: str) -> None:
-    """RECORDS.md: bad JSON (even absurdly nested) is an invalid record, never a crash."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": bad JSON (even absurdly nested) is an invalid record, never a crash."""
     with pytest.raises(RecordError):
         Record.loads(text)
 
 
 def test_not_utf8_bytes() -> None:
-    """RECORDS.md: a file that is not text is an invalid record."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": a file that is not text is an invalid record."""
     with pytest.raises(RecordError, match="not valid JSON"):
         Record.loads(b"\xff\xfe\x00garbage")
 
 
 def test_partial_deck_is_fine() -> None:
-    """RECORDS.md: a record need not hold a full deck (a puzzle may use a few cards)."""
+    """docs/RECORDS.md, "Shape": a record need not hold a full deck (a puzzle may use a few cards)."""
     assert replay(zodiak(["2H", "3C"], "5H", "", [P(0, "2H")]))["ok"]
 
 
@@ -322,7 +322,7 @@ def test_partial_deck_is_fine() -> None:
 
 
 def test_hekata_state_fields() -> None:
-    """RECORDS.md: Hekata's state has table (laid order), stock size and the tricks taken."""
+    """docs/RECORDS.md, "`cardtui replay --json`": Hekata's state has table (laid order), stock size and the tricks taken."""
     data = hekata(["2 7", "4 1", "6 6", "0 5"], "3 5 9 8", "",
                   [P(0, "2", "5398 + 2"), P(1, "4")])
     out = replay(data)
@@ -336,7 +336,7 @@ def test_hekata_state_fields() -> None:
 
 
 def test_hekata_team_scores_and_laid_order() -> None:
-    """RECORDS.md / RULES 2.1: team 0 is seats 0 and 2; the table keeps the order
+    """docs/RECORDS.md, "`cardtui replay --json`" / RULES 2.1: team 0 is seats 0 and 2; the table keeps the order
     cards were laid."""
     data = hekata(["1 7", "5", "2", "3"], "9 8", "", [P(0, "1"), P(1, "5"), P(2, "2", "98 + 2")])
     state = replay(data)["state"]
@@ -345,7 +345,7 @@ def test_hekata_team_scores_and_laid_order() -> None:
 
 
 def test_hekata_two_players_draw_after_each_play() -> None:
-    """RECORDS.md / RULES 2.5: in the two-player game the draw is part of the play."""
+    """docs/RECORDS.md, "Moves" / RULES 2.5: in the two-player game the draw is part of the play."""
     data = hekata(["1 2", "3 4"], "9 8", "5 6 7", [P(0, "1"), P(1, "3"), P(0, "2", "98 + 2")])
     state = replay(data)["state"]
     assert state["hands"] == [["5", "7"], ["4", "6"]] and state["stock"] == 0
@@ -353,7 +353,7 @@ def test_hekata_two_players_draw_after_each_play() -> None:
 
 
 def test_hekata_winner_at_the_moment_of_10000() -> None:
-    """RECORDS.md / RULES 2.4: a team reaching 10,000 wins at once: round over, turn null."""
+    """docs/RECORDS.md, "`cardtui replay --json`" / RULES 2.4: a team reaching 10,000 wins at once: round over, turn null."""
     data = hekata(["2 7", "4 1", "6 6", "0 5"], "3 5 9 8", "",
                   [P(0, "2", "5398 + 2"), P(1, "4")], scores=[4600, 9000])
     out = replay(data)
@@ -365,7 +365,7 @@ def test_hekata_winner_at_the_moment_of_10000() -> None:
 
 
 def test_hekata_round_over_when_every_card_is_played() -> None:
-    """RECORDS.md: a Hekata deal is over when every card has been played; leftovers
+    """docs/RECORDS.md, "`cardtui replay --json`": a Hekata deal is over when every card has been played; leftovers
     score nothing."""
     data = hekata(["1", "2", "3", "4"], "", "", [P(0, "1"), P(1, "2"), P(2, "3"), P(3, "4")])
     state = replay(data)["state"]
@@ -388,14 +388,14 @@ HEKATA_INVALID: list[tuple[str, dict[str, Any], str]] = [
 @pytest.mark.parametrize(("what", "data", "message"), HEKATA_INVALID,
                          ids=[i[0] for i in HEKATA_INVALID])
 def test_hekata_invalid_records(what: str, data: dict[str, Any], message: str) -> None:
-    """RECORDS.md: a Hekata file that is not a valid record raises RecordError saying
+    """docs/RECORDS.md, "Invalid records and illegal moves": a Hekata file that is not a valid record raises RecordError saying
     what is wrong."""
     with pytest.raises(RecordError, match=message):
         Record.loads(json.dumps(data))
 
 
 def test_hekata_illegal_tricks_are_illegal_moves() -> None:
-    """RECORDS.md / RULES 2.2-2.3: a trick that does not add up, or on an empty table,
+    """docs/RECORDS.md, "Invalid records and illegal moves" / RULES 2.2-2.3: a trick that does not add up, or on an empty table,
     is illegal."""
     out = replay(hekata(["2 7", "4 1", "6 6", "0 5"], "3 5 9 8", "", [P(0, "2", "98 + 3")]))
     assert out["error"]["move"] == 1 and out["applied"] == 0
@@ -437,14 +437,14 @@ def _replay_or_record_error(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(json_values)
 def test_fuzz_random_json(value: Any) -> None:
-    """RECORDS.md: any JSON value is a record or a RecordError with a message, never a crash."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": any JSON value is a record or a RecordError with a message, never a crash."""
     _replay_or_record_error(json.dumps(value))
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=60) | st.text(max_size=60))
 def test_fuzz_random_text(text: Any) -> None:
-    """RECORDS.md: any bytes or text is a record or a RecordError, never a crash."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": any bytes or text is a record or a RecordError, never a crash."""
     _replay_or_record_error(text)
 
 
@@ -472,7 +472,7 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 3), st.data())
 def test_fuzz_mutated_valid_records(which: int, data: st.DataObject) -> None:
-    """RECORDS.md: a valid record with one value replaced or removed is valid, invalid or illegal:
+    """docs/RECORDS.md, "Invalid records and illegal moves": a valid record with one value replaced or removed is valid, invalid or illegal:
     never a crash."""
     record = copy.deepcopy(_valid_records()[which])
     for _ in range(data.draw(st.integers(1, 3))):
@@ -499,7 +499,7 @@ def test_run_and_digit_parsers_raise_only_illegal_move() -> None:
 
 @pytest.mark.parametrize("path", sorted(RECORDS.glob("*.json")), ids=lambda p: p.stem)
 def test_sample_records(path: Path) -> None:
-    """RECORDS.md: every sample record is valid, illegal or invalid as its name says."""
+    """docs/RECORDS.md, "Invalid records and illegal moves": every sample record is valid, illegal or invalid as its name says."""
     if "invalid" in path.stem:
         with pytest.raises(RecordError):
             Record.loads(path.read_text())

@@ -1,4 +1,4 @@
-"""Hekata tricks: notation, the rules check, and the exact best-trick search (RULES.md 2.3, 3)."""
+"""Hekata tricks: notation, the rules check, and the exact best-trick search (tui/RULES.md 2.3, 3)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ RULES_EXAMPLES = [
 
 @pytest.mark.parametrize(("table", "card", "text", "total"), RULES_EXAMPLES)
 def test_rules_examples_parse_round_trip_and_check(table, card, text, total):
-    """RULES 2.3 and 3: every example trick in the table of RULES.md is legal and worth its total."""
+    """RULES 2.3 and 3: every example trick in the table of tui/RULES.md 2.3 is legal and worth its total."""
     trick = parse_trick(text)
     assert str(trick) == text
     assert parse_trick(str(trick)) == trick

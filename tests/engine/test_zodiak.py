@@ -1,4 +1,4 @@
-"""Zodiak, RULES.md section 1: every rule, example and [decision], one test or more each."""
+"""Zodiak, tui/RULES.md section 1: every rule, example and (our reading), one test or more each."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_sign_table() -> None:
 
 
 def test_shared_signs_are_special_for_both() -> None:
-    """RULES 1.1 [decision]: two players may share a sign; the card is special for both."""
+    """RULES 1.1 (our reading): two players may share a sign; the card is special for both."""
     state = make(["KC 2C", "5C 6D", "9C"], "3C", "2D 3D 4D 5D 6H 7H 8S 9S 10S",
                  ["leo", "leo", "virgo"])
     assert state.zodiac_card(0) == state.zodiac_card(1) == C("KC")
@@ -108,7 +108,7 @@ def test_deal_seven_each_pile_and_stock() -> None:
 
 @pytest.mark.parametrize("start", ["AS", "8H", "JC", "KD"])
 def test_starting_card_has_no_effect(start: str) -> None:
-    """RULES 1.2 [decision]: the starting card has no special effect, whatever it is."""
+    """RULES 1.2 (our reading): the starting card has no special effect, whatever it is."""
     state = make(["2S 3H", "4D 5C"], start, "6S 7S", ["aries", "taurus"])
     assert state.penalty == 0 and state.declared is None
     assert state.check(Draw()) is None
@@ -116,7 +116,7 @@ def test_starting_card_has_no_effect(start: str) -> None:
 
 @pytest.mark.parametrize(("players", "dealer"), [(2, 0), (2, 1), (3, 2), (4, 1), (4, 3)])
 def test_player_after_the_dealer_starts(players: int, dealer: int) -> None:
-    """RULES 1.2 [decision]: the player after the dealer starts; play goes clockwise."""
+    """RULES 1.2 (our reading): the player after the dealer starts; play goes clockwise."""
     deck = french_deck()
     state = ZodiakRound.deal(deck, ["aries"] * players, dealer)
     first = (dealer + 1) % players
@@ -126,7 +126,7 @@ def test_player_after_the_dealer_starts(players: int, dealer: int) -> None:
 
 
 def test_first_dealer_is_an_input_and_the_deal_passes_clockwise() -> None:
-    """RULES 1.2 [decision]: the first dealer (drawn at random by the caller) passes the deal
+    """RULES 1.2 (our reading): the first dealer (drawn at random by the caller) passes the deal
     clockwise."""
     from engine.match import Match
 
@@ -173,7 +173,7 @@ def test_following_cards_same_rank_or_next_of_same_suit() -> None:
 
 
 def test_king_and_ace_are_not_adjacent() -> None:
-    """RULES 1.3 [decision]: the ace is next to the two only; K and A are not adjacent."""
+    """RULES 1.3 (our reading): the ace is next to the two only; K and A are not adjacent."""
     assert follows(C("AS"), C("2S")) and follows(C("2S"), C("AS"))
     assert follows(C("QS"), C("KS"))
     assert not follows(C("KS"), C("AS")) and not follows(C("AS"), C("KS"))
@@ -200,7 +200,7 @@ def test_draw_is_always_allowed() -> None:
 
 
 def test_empty_stock_and_single_card_pile_draws_nothing() -> None:
-    """RULES 1.3 [decision]: with an empty stock and no card under the top, a draw draws nothing."""
+    """RULES 1.3 (our reading): with an empty stock and no card under the top, a draw draws nothing."""
     state = make(["KD", "QC", "JS"], "2H", "")
     effect = state.push(Draw())
     assert effect.drawn == () and state.hands[0] == [C("KD")]
@@ -267,7 +267,7 @@ def test_declaration_survives_draws() -> None:
 
 
 def test_declared_suit_first_card_or_eight_alone() -> None:
-    """RULES 1.3 [decision]: under a declared suit the first card is of that suit or an 8 alone."""
+    """RULES 1.3 (our reading): under a declared suit the first card is of that suit or an 8 alone."""
     state = make(["8S 3C", "8C 9C 8D 5D 5H", "KD"], "2H", "6D 7D")
     play(state, "8S/D")
     assert state.turn == 1
@@ -318,7 +318,7 @@ def test_aces_stack_two_four_six() -> None:
 
 
 def test_penalty_only_ace_alone_or_draw_all() -> None:
-    """RULES 1.4 [decision]: facing a penalty the only choices are an ace alone or
+    """RULES 1.4 (our reading): facing a penalty the only choices are an ace alone or
     drawing it all."""
     state = make(["AH 3C", "AS 2S 2H 8H 9H", "QS"], "2H", "4D 5D 6D")
     play(state, "AH")
@@ -342,7 +342,7 @@ def test_after_the_penalty_play_continues_on_the_ace() -> None:
 
 
 def test_own_zodiac_card_makes_the_next_draw_seven_no_defence() -> None:
-    """RULES 1.4 [decision]: own zodiac card alone: the next draws 7, loses the turn, no defence."""
+    """RULES 1.4 (our reading): own zodiac card alone: the next draws 7, loses the turn, no defence."""
     stock = "2D 3D 4D 5D 6D 7D 9D 10D"
     state = make(["JC 3C", "AC 8C 9C", "QS"], "2C", stock, ["aries", "aries", "aries"])
     play(state, "JC")
@@ -395,7 +395,7 @@ def test_reshuffle_in_the_middle_of_a_penalty_draw() -> None:
 
 
 def test_penalty_draw_that_cannot_complete_draws_what_there_is() -> None:
-    """RULES 1.5 [decision]: a penalty draw with no cards anywhere draws what there is."""
+    """RULES 1.5 (our reading): a penalty draw with no cards anywhere draws what there is."""
     stock = "4D 5D"
     state = make(["JC 3C", "KD 9S"], "2C", stock, ["aries", "aries"])
     play(state, "JC")  # 7 owed, but only 2 in the stock and only JC (the top) in the pile
@@ -405,7 +405,7 @@ def test_penalty_draw_that_cannot_complete_draws_what_there_is() -> None:
 
 
 def test_blocked_round() -> None:
-    """RULES 1.5 [decision]: a whole circle with no play and nothing drawn blocks the round."""
+    """RULES 1.5 (our reading): a whole circle with no play and nothing drawn blocks the round."""
     state = make(["KS 2C", "QC 3D", "JD 4S"], "2H", "")
     state.push(Draw())
     state.push(Draw())
@@ -418,7 +418,7 @@ def test_blocked_round() -> None:
 
 
 def test_a_play_or_a_drawn_card_restarts_the_circle() -> None:
-    """RULES 1.5 [decision]: the circle must pass with nobody playing and nobody drawing."""
+    """RULES 1.5 (our reading): the circle must pass with nobody playing and nobody drawing."""
     state = make(["KS 5H", "2C 3D", "JD 4S"], "2H", "")
     state.push(Draw())  # seat 0: nothing to draw
     play(state, "2C")  # seat 1 plays: the circle starts again
@@ -442,7 +442,7 @@ def test_going_out_wins_and_scores_cards_left() -> None:
 
 
 def test_going_out_with_an_ace_resolves_the_penalty_first() -> None:
-    """RULES 1.6 [decision]: going out with an ace alone: the next draws 2 before the round ends."""
+    """RULES 1.6 (our reading): going out with an ace alone: the next draws 2 before the round ends."""
     state = make(["AH", "KD 9S", "QS"], "2H", "4D 5D 6D")
     play(state, "AH")
     assert state.winner == 0 and not state.round_over and state.turn == 1
@@ -451,7 +451,7 @@ def test_going_out_with_an_ace_resolves_the_penalty_first() -> None:
 
 
 def test_going_out_aces_answer_aces() -> None:
-    """RULES 1.6 [decision]: against a going-out ace, an ace alone passes 4 to the player after."""
+    """RULES 1.6 (our reading): against a going-out ace, an ace alone passes 4 to the player after."""
     state = make(["AH", "AS 9S", "QS"], "2H", "4D 5D 6D 7D 9D")
     play(state, "AH")
     play(state, "AS")
@@ -474,7 +474,7 @@ def test_going_out_with_own_zodiac_card() -> None:
 
 
 def test_empty_hands_are_skipped_during_a_penalty_chain() -> None:
-    """RULES 1.6 [decision]: players with no cards are skipped while a penalty chain is resolved."""
+    """RULES 1.6 (our reading): players with no cards are skipped while a penalty chain is resolved."""
     state = make(["AH 2C", "AS", "AD 7S", "5S"], "2H", "4D 5D 6D 7D 9D 10D 3S")
     play(state, "AH")
     play(state, "AS")  # seat 1 goes out with an ace: 4 pass on
@@ -493,7 +493,7 @@ def test_empty_hands_are_skipped_during_a_penalty_chain() -> None:
 
 
 def test_penalty_nobody_can_draw_ends_the_round() -> None:
-    """RULES 1.5/1.6 [decision]: when every hand is empty the unpaid penalty ends the round."""
+    """RULES 1.5/1.6 (our reading): when every hand is empty the unpaid penalty ends the round."""
     state = make(["AH", "AS"], "2H", "4D 5D 6D 7D")
     play(state, "AH")
     play(state, "AS")
@@ -502,7 +502,7 @@ def test_penalty_nobody_can_draw_ends_the_round() -> None:
 
 
 def test_two_players_answering_ace_passes_penalty_back_to_self() -> None:
-    """RULES 1.6 [decision]: with two players and the other out, an answering ace skips
+    """RULES 1.6 (our reading): with two players and the other out, an answering ace skips
     to oneself."""
     state = make(["AH", "AS 9S"], "2H", "4D 5D 6D 7D")
     play(state, "AH")

@@ -138,7 +138,7 @@ async def test_a_hostile_seat_can_only_talk_to_the_host_as_itself(
         forwarded_before = table.relay.stats.frames_in
         for message in messages:
             await ws.send_bytes(encode(message))
-        pings = sum(m["t"] == "ping" for m in messages)
+        pings = sum(m == {"t": "ping"} for m in messages)  # a ping with fields is refused
         answers = await drain_until_pong(ws, pings)
         assert all(a["t"] == "error" for a in answers)
         assert snapshot(table.relay.relay) == before
@@ -179,7 +179,8 @@ async def test_a_stranger_cannot_disturb_an_existing_room(
     async with aiohttp.ClientSession() as session, session.ws_connect(table.relay.url) as ws:
         for message in messages:
             await ws.send_bytes(encode(message))
-        answers = await drain_until_pong(ws, sum(m["t"] == "ping" for m in messages))
+        pings = sum(m == {"t": "ping"} for m in messages)  # a ping with fields is refused
+        answers = await drain_until_pong(ws, pings)
         successes = [a for a in answers if a["t"] != "error"]
         event(f"stranger {successes[0]['t'] if successes else 'refused'}")
         assert len(successes) <= 1 and all(s["t"] in ("opened", "entered") for s in successes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Markdown
+from textual.widgets import ContentSwitcher, Markdown
 
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp
@@ -34,15 +34,46 @@ async def test_start_screen_plays_the_chosen_game() -> None:
 
 
 async def test_help_shows_the_rules() -> None:
+    """Help opens on how to play the game at hand; `r` shows the full rules of both games."""
     app = fresh_app("zodiak", 2, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        markdown = app.screen.query_one(Markdown)
+        switcher = app.screen.query_one(ContentSwitcher)
+        assert switcher.current == "how"
+        how = app.screen.query_one("#how-text", Markdown).source
+        assert how.startswith("# How to play Zodiak") and "## Hekata" not in how
+        await pilot.press("r")
+        assert switcher.current == "rules"
+        markdown = app.screen.query_one("#rules-text", Markdown)
         assert "Zodiak" in markdown.source and "Hekata" in markdown.source
+        await pilot.press("r")
+        assert switcher.current == "how"
         await pilot.press("escape")
         assert isinstance(app.screen, ZodiakScreen)
+
+
+async def test_help_in_hekata_is_about_hekata() -> None:
+    """From a Hekata table, help opens on how to play Hekata and the keys used everywhere."""
+    app = fresh_app("hekata", 4, seed=8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        how = app.screen.query_one("#how-text", Markdown).source
+        assert how.startswith("# How to play Hekata") and "## Everywhere" in how
+        assert "## Zodiak" not in how and "trick builder" in how
+
+
+async def test_help_from_the_start_screen_covers_both_games() -> None:
+    """Before a game is chosen, help explains both games."""
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        how = app.screen.query_one("#how-text", Markdown).source
+        assert "## Zodiak" in how and "## Hekata" in how
 
 
 async def test_resize_moves_the_log_and_rewraps_the_hand() -> None:

@@ -11,7 +11,7 @@ SEATS = [{"name": "Me"}, {"name": "Ada", "bot": "greedy"}]
 
 
 def deal_app() -> object:
-    # RULES.md's example: table 1 0, you lay 9 and take `10 + 9_`.
+    # An example of tui/RULES.md 2.3: table 1 0, you lay 9 and take `10 + 9_`.
     return app_from_deal("hekata", SEATS, 0, {
         "hands": [[9, 3, 4, 5, 6, 7], [2, 2, 3, 3, 4, 4]], "table": [1, 0],
         "stock": [5, 5, 6, 6, 7, 7, 8, 8]})

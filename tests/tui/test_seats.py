@@ -44,7 +44,7 @@ async def close_table(relay, conn, serving, *sessions) -> None:
 
 
 async def test_host_seats_a_bot_says_ready_and_the_match_starts() -> None:
-    """DESIGN 'A move, end to end' starts here: the lobby fills, everyone is ready, the game opens."""
+    """docs/DESIGN.md, "A move, end to end", starts here: the lobby fills, everyone is ready, the game opens."""
     relay, host, conn, serving, me = await open_table(3)
     friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
     await friend.start()

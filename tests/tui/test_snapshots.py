@@ -47,3 +47,8 @@ def test_wild_eight_suit_picker(snap_compare) -> None:
 def test_help(snap_compare) -> None:
     assert snap_compare(fresh_app("zodiak", 2, seed=1), press=["question_mark"],
                         run_before=settle)
+
+
+def test_help_full_rules(snap_compare) -> None:
+    assert snap_compare(fresh_app("zodiak", 2, seed=1), press=["question_mark", "r"],
+                        run_before=settle)

@@ -1,4 +1,4 @@
-"""TrickBuilder under Textual's Pilot: the RULES.md tricks built by keys, refusals, hint, editing."""
+"""TrickBuilder under Textual's Pilot: the tricks of tui/RULES.md 2.3 built by keys, refusals, hint, editing."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from tui.screens.dialogs import SuitPicker, Summary
 from tui.screens.zodiak import ZodiakScreen
 
 SEATS = [{"name": "Me", "sign": "leo"}, {"name": "Ada", "sign": "pisces", "bot": "greedy"}]
-# RULES.md's example hand; sorted on screen as 2S 3S 7H 8H 3C 4C KD.
+# The example hand of tui/RULES.md 1.3; sorted on screen as 2S 3S 7H 8H 3C 4C KD.
 MY_HAND = ["2S", "3S", "3C", "4C", "7H", "8H", "KD"]
 BOT_HAND = ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]
 STOCK = ["4D", "5H", "6D", "7C", "9S", "10S", "JS", "QS"]

@@ -6,19 +6,17 @@ import argparse
 import asyncio
 import getpass
 import secrets
-import signal
-import socket
 import sys
 from pathlib import Path
 
-import platformdirs
-
 from engine.errors import IllegalMove
+from engine.games import GAME_NAMES
+from netplay.machine import data_dir, host_and_port, reachable_address
 from netplay.relay.client import RelayConnection, relay_url
 from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.table.host import Host, HostConfig
-from tui.commands.netargs import add_player_arguments
+from tui.commands.netargs import add_player_arguments, stop_on_signals
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
         " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
@@ -26,7 +24,7 @@ HELP = ("Host a networked game: starts a relay in this process, deals, validates
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
-    parser.add_argument("--game", choices=("zodiak", "hekata"), default="zodiak")
+    parser.add_argument("--game", choices=GAME_NAMES, default=GAME_NAMES[0])
     parser.add_argument("--players", type=int, default=4, help="seats in all (default 4)")
     parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots take")
     parser.add_argument("--port", type=int, default=7777, help="port to listen on (default 7777)")
@@ -49,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_save_path() -> Path:
     """Where a host keeps its game between moves."""
-    return platformdirs.user_data_path("cardtui") / "hosted.json"
+    return data_dir() / "hosted.json"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,10 +90,7 @@ async def host_main(args: argparse.Namespace) -> int:
         url = f"ws://127.0.0.1:{relay.port}/ws"
     conn = await RelayConnection.open_room(url, room, host_secret)
     join_hint = announce(args, conn.room, relay.port if relay else None)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    stop = stop_on_signals()
     serving = asyncio.create_task(host.serve(conn))
     seat_app = None
     if not args.headless:
@@ -122,16 +117,7 @@ def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
         hint = f"cardtui join --relay {args.relay} {code}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
-    address = args.bind if args.bind not in ("0.0.0.0", "::") else local_address()
-    hint = f"cardtui join {address}:{port}"
+    hint = f"cardtui join {host_and_port(reachable_address(args.bind), port)}"
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint
-
-
-def local_address() -> str:
-    """This machine's name on the network, as others would reach it."""
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return socket.gethostname()

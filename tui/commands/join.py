@@ -9,8 +9,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-import platformdirs
-
+from netplay.machine import data_dir
 from netplay.relay.client import relay_url
 from netplay.relay.wire import parse_room_code
 from netplay.seat.remote import RemoteSession, play_as_bot
@@ -37,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def seat_file_for(url: str, room: str | None, name: str) -> Path:
     """The default place for a seat's secret: one file per table and name."""
     digest = hashlib.sha256(f"{url} {room} {name}".encode()).hexdigest()[:16]
-    return platformdirs.user_data_path("cardtui") / "seats" / f"{digest}.json"
+    return data_dir() / "seats" / f"{digest}.json"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,8 +7,9 @@ import getpass
 import sys
 
 from engine.errors import IllegalMove, RecordError
+from engine.games import GAME_NAMES, GAMES, ZODIAK
 from engine.zodiak import SIGNS
-from tui.matchsetup import DEFAULT_PLAYERS, DEFAULT_SPEED, MatchOptions, sign_of_today
+from tui.matchsetup import DEFAULT_SPEED, MatchOptions, sign_of_today
 
 HELP = ("Play Zodiak (to 55) or Hekata (to 10,000) against bots. Quitting saves the match;"
         " `cardtui play --resume` continues it.")
@@ -16,7 +17,7 @@ HELP = ("Play Zodiak (to 55) or Hekata (to 10,000) against bots. Quitting saves 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
-    parser.add_argument("game", nargs="?", choices=("zodiak", "hekata"),
+    parser.add_argument("game", nargs="?", choices=GAME_NAMES,
                         help="the game (omit with --resume)")
     parser.add_argument("--players", type=int,
                         help="players including you: zodiak 2-4 (default 3), hekata 2 or 4"
@@ -44,9 +45,9 @@ def default_name() -> str:
 
 def options_from(args: argparse.Namespace) -> MatchOptions:
     """The match the command line asks for."""
-    game = args.game or "zodiak"
+    game = args.game or ZODIAK.name
     return MatchOptions(
-        game=game, players=args.players or DEFAULT_PLAYERS[game],
+        game=game, players=args.players or GAMES[game].default_players,
         name=args.name or default_name(), sign=args.sign or sign_of_today(),
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()) or ("greedy",),
         seed=args.seed, speed=args.speed)
@@ -75,7 +76,7 @@ def run_start_screen(ascii_only: bool = False) -> int:
     """`cardtui` with no arguments: choose the game, players, name and sign, then play."""
     from tui.app import CardApp
 
-    defaults = MatchOptions("zodiak", DEFAULT_PLAYERS["zodiak"], default_name(), sign_of_today())
+    defaults = MatchOptions(ZODIAK.name, ZODIAK.default_players, default_name(), sign_of_today())
     return _run_app(CardApp(defaults=defaults, ascii_only=ascii_only, pace=DEFAULT_SPEED))
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import sys
 
 HELP = (
@@ -38,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(args: argparse.Namespace) -> int:
     # Imported here so `cardtui --help` does not pay for aiohttp.
     from netplay.relay.server import RelayLimits, start_relay
+    from tui.commands.netargs import stop_on_signals
 
     limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room)
     try:
@@ -46,15 +46,14 @@ async def _serve(args: argparse.Namespace) -> int:
         print(f"cardtui relay: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)
         return 1
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
+    stop = stop_on_signals()
     base = relay.url.removesuffix("/ws")
     print(f"cardtui relay listening on {relay.url}")
     if args.bind in ("0.0.0.0", "::"):
-        base = base.replace(args.bind if args.bind == "0.0.0.0" else "[::]", "THIS-MACHINE")
-        print("(listening on every interface: use this machine's address for THIS-MACHINE)")
+        from netplay.machine import host_and_port, reachable_address
+
+        base = f"ws://{host_and_port(reachable_address(args.bind), relay.port)}"
+        print("(listening on every interface: below is this machine's address on its network)")
     print(f"Hosts open a room here with:  cardtui host --relay {base}")
     print("Stop with Ctrl-C.", flush=True)
     try:

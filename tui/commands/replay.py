@@ -1,4 +1,4 @@
-"""`cardtui replay FILE`: play a game record through the engine (RECORDS.md)."""
+"""`cardtui replay FILE`: play a game record through the engine (docs/RECORDS.md)."""
 
 from __future__ import annotations
 
@@ -15,33 +15,37 @@ HELP = ("Play a game record through the engine. Exit status: 0 every move legal,
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
-    parser.add_argument("file", help="the record, a JSON file (RECORDS.md); - reads standard input")
+    parser.add_argument("file", help="the record, a JSON file (docs/RECORDS.md); - reads standard input")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Replay the record and report as RECORDS.md describes."""
+    """Replay the record and report as docs/RECORDS.md, "`cardtui replay`", describes."""
     try:
         if args.file == "-":
-            text = sys.stdin.read()
+            text = sys.stdin.buffer.read()
         else:
             with open(args.file, "rb") as f:
                 text = f.read()
         result = Record.loads(text).replay()
     except OSError as exc:
-        print(f"cardtui replay: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return _not_a_record(args, f"cannot read {args.file}", str(exc.strerror))
     except RecordError as exc:
-        if args.json:
-            error = {"move": None, "seat": None, "reason": str(exc)}
-            print(json.dumps({"ok": False, "applied": 0, "error": error, "state": None}))
-        print(f"cardtui replay: {args.file} is not a valid record: {exc}", file=sys.stderr)
-        return 2
+        return _not_a_record(args, f"{args.file} is not a valid record", str(exc))
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         print(render_text(result))
     return 0 if result.ok else 1
+
+
+def _not_a_record(args: argparse.Namespace, what: str, reason: str) -> int:
+    """Report a file that cannot be replayed (docs/RECORDS.md, "Exit status"): status 2."""
+    if args.json:
+        error = {"move": None, "seat": None, "reason": reason}
+        print(json.dumps({"ok": False, "applied": 0, "error": error, "state": None}))
+    print(f"cardtui replay: {what}: {reason}", file=sys.stderr)
+    return 2
 
 
 def render_text(result: ReplayResult) -> str:

@@ -9,7 +9,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 # Every SSH session's launcher imports this module (see `launch`), so what only the server
@@ -29,13 +29,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
     parser.add_argument("--ssh-port", type=int, default=2222, help="SSH port (default 2222)")
     parser.add_argument("--port", type=int, default=7777,
-                        help="relay and tables HTTP port (default 7777)")
-    parser.add_argument("--bind", default="0.0.0.0", help="address to listen on (default all)")
+                        help="relay and tables HTTP port (default 7777); it listens on loopback"
+                             " only, for this server's own sessions, unless --api-bind opens it")
+    parser.add_argument("--bind", default="0.0.0.0",
+                        help="address the SSH door and the browser door listen on (default all)")
+    parser.add_argument("--api-bind", metavar="ADDRESS",
+                        help="also open the relay and tables API on ADDRESS:PORT to remote"
+                             " `cardtui host`/`join` players, with per-address limits")
     parser.add_argument("--host-key", type=Path, metavar="PATH",
                         help="the SSH host key, made on first start (default: in the user data"
                              " directory)")
     parser.add_argument("--web-port", type=int, metavar="PORT",
-                        help="also serve the lobby to web browsers on this port")
+                        help="also serve the lobby to web browsers on this port (plain HTTP:"
+                             " put it behind a TLS proxy before using --password with it)")
+    parser.add_argument("--web-origin", action="append", default=[], metavar="URL",
+                        help="an origin the browser door's page is served from, such as"
+                             " https://cards.example.org (repeatable; default: this machine's"
+                             " address, 127.0.0.1 and localhost on the web port)")
     parser.add_argument("--authorized-keys", type=Path, metavar="FILE",
                         help="only let in SSH clients holding a key listed in FILE")
     parser.add_argument("--password", metavar="PW", default=os.environ.get(PASSWORD_VARIABLE),
@@ -58,9 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_host_key() -> Path:
     """Where the SSH host key is kept between runs."""
-    import platformdirs
+    from netplay.machine import data_dir
 
-    return platformdirs.user_data_path("cardtui") / "ssh_host_ed25519_key"
+    return data_dir() / "ssh_host_ed25519_key"
 
 
 def check(args: argparse.Namespace) -> str | None:
@@ -79,6 +89,9 @@ def check(args: argparse.Namespace) -> str | None:
         return f"--authorized-keys {args.authorized_keys}: no such file"
     if args.password == "":
         return "--password must not be empty"
+    if args.web_port is not None and args.authorized_keys is not None:
+        return ("--web-port cannot be used with --authorized-keys: a browser cannot prove an SSH"
+                " key, so the browser door could not apply the same rule")
     return None
 
 
@@ -95,11 +108,31 @@ def run(args: argparse.Namespace) -> int:
 
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     logging.getLogger("cardtui.tables").setLevel(logging.INFO)  # tables opening and closing
+    logging.getLogger("cardtui.door").setLevel(logging.INFO)  # every login, failed or not
+    raise_descriptor_limit()
     try:
         return asyncio.run(serve(args))
     except (OSError, ValueError) as exc:
         print(f"cardtui serve: {exc}", file=sys.stderr)
         return 1
+
+
+def raise_descriptor_limit() -> None:
+    """Raise this process's soft limit on open files to the hard limit: each session needs some."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def session_environment() -> dict[str, str]:
+    """The environment every session program starts from: where programs and our code are."""
+    keep = ("PATH", "PYTHONPATH")  # nothing else of the server's: no secrets, no settings
+    return {name: os.environ[name] for name in keep if name in os.environ}
 
 
 def loopback_for(bind: str) -> str:
@@ -163,20 +196,31 @@ async def serve(args: argparse.Namespace) -> int:
 
     from netplay.relay.server import RelayLimits, make_relay_app
     from netplay.ssh.door import DoorLimits, SessionInfo, SSHDoor
+    from netplay.ssh.guard import LoginThrottle, SessionCounter
+    from netplay.table.opened import OpenedGuard, OpenedLimits
     from netplay.table.service import TableLimits, TablesService, add_table_routes
 
     app = make_relay_app(RelayLimits())
+    opened = OpenedGuard(OpenedLimits(), set())
+    app.middlewares.append(opened.middleware)
     tables = TablesService(TableLimits(max_tables=args.max_tables,
                                        empty_seconds=args.empty_table_seconds,
                                        bot_delay=args.bot_speed,
-                                       away_timeout=args.away_seconds))
+                                       away_timeout=args.away_seconds),
+                           tables_per_remote_address=opened.limits.tables_per_address)
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []
     async with contextlib.AsyncExitStack() as stack:
         stack.push_async_callback(_cleanup, runners)
-        port = await listen(app, args.bind, args.port, runners)
-        server = f"http://{loopback_for(args.bind)}:{port}"
-        tables.relay_url = f"ws://{loopback_for(args.bind)}:{port}/ws"
+        # Sessions reach the API on loopback; only --api-bind opens it (limited) to others.
+        runner = await start_runner(app, runners)
+        port = await listen(runner, "127.0.0.1", 0 if args.api_bind else args.port)
+        api_port = None
+        if args.api_bind:
+            api_port = await listen(runner, args.api_bind, args.port)
+            opened.ports.add(api_port)
+        server = f"http://127.0.0.1:{port}"
+        tables.relay_url = f"ws://127.0.0.1:{port}/ws"
         warm = await stack.enter_async_context(warm_process(server, args.cold))
 
         def command(session: SessionInfo) -> list[str]:
@@ -186,16 +230,27 @@ async def serve(args: argparse.Namespace) -> int:
 
         limits = DoorLimits(sessions_per_address=args.sessions_per_address,
                             total_sessions=args.max_sessions)
+        sessions = SessionCounter(limits.total_sessions, limits.sessions_per_address)
+        throttle = LoginThrottle()
         door = SSHDoor(command, args.host_key or default_host_key(), port=args.ssh_port,
                        bind=args.bind, authorized_keys=args.authorized_keys,
-                       password=args.password, limits=limits)
+                       password=args.password, limits=limits, env=session_environment(),
+                       sessions=sessions, throttle=throttle)
         stack.push_async_callback(door.close)
         ssh_port = await door.start()
         web_port = None
         if args.web_port is not None:
-            web_port = await listen(await web_app(entry_command(server, WEB_NAME), args),
-                                    args.bind, args.web_port, runners)
-        announce(args, door.fingerprint, ssh_port, port, web_port)
+            from netplay.machine import host_and_port, reachable_address
+            from tui.webdoor import WebDoor
+
+            origins = args.web_origin or [f"http://{host_and_port(host, args.web_port)}" for host
+                                          in (reachable_address(args.bind), "127.0.0.1",
+                                              "localhost")]
+            web_door = WebDoor(lambda name: entry_command(server, name), session_environment(),
+                               sessions, throttle, args.password, origins)
+            web_port = await listen(await start_runner(web_door.app(), runners), args.bind,
+                                    args.web_port)
+        announce(args, door.fingerprint, ssh_port, port, api_port, web_port)
         await until_signalled()
     print("cardtui serve stopped.", flush=True)
     return 0
@@ -220,7 +275,8 @@ async def warm_process(server: str, cold: bool) -> AsyncIterator[str | None]:
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "tui.ssh_entry", "--server", server, "--warm", path,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            env={**os.environ, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
+            # Sessions fork from it and inherit this: the minimal environment, not the server's.
+            env={**session_environment(), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
         assert process.stdin is not None and process.stdout is not None
         try:
             ready = await asyncio.wait_for(process.stdout.readline(), WARM_START_SECONDS)
@@ -240,71 +296,57 @@ async def warm_process(server: str, cold: bool) -> AsyncIterator[str | None]:
                 await process.wait()
 
 
-async def listen(app: object, bind: str, port: int, runners: list) -> int:
-    """Serve app on bind:port, keeping its runner in runners; return the bound port."""
+async def start_runner(app: object, runners: list) -> object:
+    """Set up a runner for app and keep it in runners (cleaned up at the end)."""
     from aiohttp import web
 
     runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=5.0)  # type: ignore[arg-type]
     await runner.setup()
     runners.append(runner)
-    await web.TCPSite(runner, bind, port).start()
-    return runner.addresses[0][1]
+    return runner
 
 
-async def web_app(command: Sequence[str], args: argparse.Namespace) -> object:
-    """The textual-serve application that runs command for each browser tab."""
-    import shlex
-
+async def listen(runner: object, bind: str, port: int) -> int:
+    """Serve runner's application on bind:port as well; return the bound port."""
     from aiohttp import web
-    from textual_serve.server import Server
 
-    class CardServer(Server):
-        """textual-serve without its banner, whose page points back at the address it was asked on."""
-
-        async def on_startup(self, app: web.Application) -> None:
-            return None  # `cardtui serve` prints its own addresses
-
-        async def handle_index(self, request: web.Request) -> web.StreamResponse:
-            # The page's WebSocket URL must name this server as the browser knows it.
-            self.public_url = f"{request.scheme}://{request.host}"
-            return await super().handle_index(request)
-
-    server = CardServer(shlex.join(command), host=args.bind, port=args.web_port, title="cardtui")
-    # Server.serve() runs its own event loop; its application joins ours instead.
-    return await server._make_app()
+    site = web.TCPSite(runner, bind, port)  # type: ignore[arg-type]
+    await site.start()
+    return site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
 
 async def until_signalled() -> None:
     """Return on SIGINT or SIGTERM."""
-    import asyncio
+    from tui.commands.netargs import stop_on_signals
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
+    await stop_on_signals().wait()
 
 
-def public_address(bind: str) -> str:
-    """How players on other machines name this one."""
-    if bind not in ("0.0.0.0", "::", ""):
-        return bind
-    try:
-        return socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return socket.gethostname()
+def who_may_enter(args: argparse.Namespace) -> str:
+    """Say exactly what a visitor must prove."""
+    if args.authorized_keys and args.password:
+        return (f"a visitor needs both a key listed in {args.authorized_keys} and the password")
+    if args.authorized_keys:
+        return f"a visitor needs a key listed in {args.authorized_keys}"
+    if args.password:
+        return "a visitor needs the password"
+    return "anyone may enter: no key or password is asked"
 
 
 def announce(args: argparse.Namespace, fingerprint: str, ssh_port: int, port: int,
-             web_port: int | None) -> None:
+             api_port: int | None, web_port: int | None) -> None:
     """Tell the operator what to give players."""
-    address = public_address(args.bind)
-    who = ("holders of a listed key" if args.authorized_keys else "anyone") + (
-        " with the password" if args.password else "")
-    print(f"cardtui serve: SSH on port {ssh_port}, relay and tables on port {port}", flush=True)
+    from netplay.machine import host_and_port, reachable_address
+
+    address = reachable_address(args.bind)
+    print(f"cardtui serve: SSH on port {ssh_port}; relay and tables on 127.0.0.1:{port}"
+          " for this server's sessions", flush=True)
     print(f"host key fingerprint: {fingerprint}")
-    print(f"players connect with:  ssh -p {ssh_port} {address}   ({who} may enter)")
-    print(f"hosts with their own dealer:  cardtui host --relay ws://{address}:{port}")
+    print(f"players connect with:  ssh -p {ssh_port} {address}   ({who_may_enter(args)})")
+    if api_port is not None:
+        api = host_and_port(reachable_address(args.api_bind), api_port)
+        print(f"hosts with their own dealer:  cardtui host --relay ws://{api}"
+              "   (open to other machines, with per-address limits)")
     if web_port is not None:
-        print(f"in a browser:  http://{address}:{web_port}/")
+        print(f"in a browser:  http://{host_and_port(address, web_port)}/   ({who_may_enter(args)})")
     print("Stop with Ctrl-C.", flush=True)

@@ -8,7 +8,7 @@ import sys
 
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
-from engine.match import check_players
+from engine.games import GAME_NAMES, game_named
 from engine.simulate import simulate
 
 HELP = ("Play bot-only rounds and print wins per bot, the average round length and rounds per"
@@ -17,7 +17,7 @@ HELP = ("Play bot-only rounds and print wins per bot, the average round length a
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
-    parser.add_argument("game", choices=("zodiak", "hekata"))
+    parser.add_argument("game", choices=GAME_NAMES)
     parser.add_argument("--players", type=int, default=4, help="seats (Zodiak 2-4, Hekata 2 or 4)")
     parser.add_argument("--rounds", type=int, default=100, help="rounds (Hekata: deals) to play")
     parser.add_argument("--bots", default="greedy,random",
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the simulation and print its figures."""
     kinds = [k.strip() for k in args.bots.split(",") if k.strip()]
     try:
-        check_players(args.game, args.players)
+        game_named(args.game).check_players(args.players)
         unknown = [k for k in kinds if k not in BOT_KINDS]
         if unknown or not kinds:
             raise IllegalMove(f"unknown bot {', '.join(unknown) or '(none)'}: use greedy or random")

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, SUITS
+from tui.literal import literal
 
 
 class ConfirmQuit(ModalScreen[bool]):
@@ -91,8 +92,8 @@ class Summary(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.title_text, classes="dialog-title")
-            yield Static(self.body, classes="dialog-body")
+            yield Label(literal(self.title_text), classes="dialog-title")
+            yield Static(literal(self.body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.button} (enter)", variant="primary", id="continue")
 

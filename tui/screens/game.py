@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from engine.errors import IllegalMove
+from engine.games import game_named
 from engine.match import Round
 from netplay.session.events import (
     Event,
@@ -33,6 +34,7 @@ from netplay.session.events import (
     SeatInfo,
     SeatsChanged,
 )
+from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, Summary
 from tui.screens.help import HelpScreen
 from tui.widgets.gamelog import GameLog
@@ -150,7 +152,7 @@ class GameScreen(Screen[None]):
         elif isinstance(event, RoundStarted):
             self.round_number, self.view, self.scores = event.number, event.view, event.scores
             self.last_mover, self.last_move, self.sent = None, None, False
-            word = "Round" if self.session.game == "zodiak" else "Deal"
+            word = game_named(self.session.game).round_word.capitalize()
             self.write_log(f"— {word} {event.number} —", note=True)
             self.app.sub_title = f"{word.lower()} {event.number} · first to {self.target:,}"
             self.on_new_round()
@@ -161,7 +163,7 @@ class GameScreen(Screen[None]):
             if event.seat == self.my_seat:
                 self.sent = False
             self.write_log(self.move_text(event), mine=event.seat == self.my_seat)
-            self.query_one("#last-move", Static).update(f"Last move: {event.text}")
+            self.query_one("#last-move", Static).update(literal(f"Last move: {event.text}"))
         elif isinstance(event, RoundEnded):
             self.view, self.scores = event.view, event.scores
             self.write_log(event.summary, note=True)
@@ -186,7 +188,8 @@ class GameScreen(Screen[None]):
         elif isinstance(event, Notice):
             self.write_log(event.text, note=True)
             if event.level != "info":
-                self.notify(event.text, severity="warning" if event.level == "warning" else "error")
+                self.notify(literal(event.text).plain, markup=False,
+                            severity="warning" if event.level == "warning" else "error")
         self.show_view()
 
     async def _pace(self, seat: int) -> None:
@@ -203,13 +206,13 @@ class GameScreen(Screen[None]):
         if event.seat != self.my_seat or not history:
             return event.text
         drawn = [c for c in getattr(history[-1], "drawn", ()) if c is not None]
-        if not drawn or self.session.game != "zodiak":
+        if not drawn or not game_named(self.session.game).uses_signs:
             return event.text
         return f"{event.text}: {' '.join(map(str, drawn))}"
 
     def score_lines(self, scores: tuple[int, ...]) -> str:
         """The match scores, one line per seat (Zodiak) or team (Hekata)."""
-        if self.session.game == "zodiak":
+        if not game_named(self.session.game).plays_in_teams(len(self.seats)):
             sizes = self.view.hand_sizes() if self.view is not None else []
             rows = [(s.name, scores[i], f"  {sizes[i]:>2} left" if i < len(sizes) else "")
                     for i, s in enumerate(self.seats) if i < len(scores)]
@@ -229,7 +232,7 @@ class GameScreen(Screen[None]):
         """Who won the match, in words."""
         if winner is None:
             return "The match is over."
-        if self.session.game == "zodiak":
+        if not game_named(self.session.game).plays_in_teams(len(self.seats)):
             name = self.seats[winner].name
             return "You win the match!" if winner == self.my_seat else f"{name} wins the match."
         mine = self.my_seat is not None and (self.my_seat % 2 if len(self.seats) == 4
@@ -265,7 +268,7 @@ class GameScreen(Screen[None]):
     def set_status(self, text: str, level: str = "") -> None:
         """The line under the hand: what you are building, whether it is legal, and why not."""
         status = self.query_one("#status", Static)
-        status.update(text)
+        status.update(literal(text))
         status.set_class(level == "error", "-error")
         status.set_class(level == "ok", "-ok")
 
@@ -308,7 +311,8 @@ class GameScreen(Screen[None]):
             row.cursor = target
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        game = self.session.game
+        self.app.push_screen(HelpScreen(str(getattr(game, "name", game))))
 
     def action_log_page(self, direction: int) -> None:
         log = self.log_widget

@@ -1,70 +1,76 @@
-"""The rules, from RULES.md, and the keys, readable inside the app."""
+"""Help inside the app: a short how to play for the game at hand, the full rules one key away."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.reactive import reactive
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown
+from textual.widgets import ContentSwitcher, Footer, Markdown
 
-RULES = Path(__file__).resolve().parent.parent / "RULES.md"
+PACKAGE = Path(__file__).resolve().parent.parent
+RULES = PACKAGE / "RULES.md"
+HOW_TO_PLAY = PACKAGE / "HOW_TO_PLAY.md"
 
-KEYS = """\
-## Keys: Zodiak
 
-| key | what it does |
-|---|---|
-| arrows | move the cursor in your hand |
-| space | add the card under the cursor to your run, or take it out |
-| enter | play the run (with no run: the card under the cursor; with nothing playable: draw) |
-| d | draw (the whole penalty when aces are pending) |
-| h | select the run the greedy bot would play |
-| escape | clear the run |
-| click | add a card to the run, or take it out |
-
-A `•` under a card: you may start a run with it now. The heavy-edged card under `▼`
-is the cursor; the numbers above cards are the order of the run you are building.
-A lone eight asks for the suit it declares.
-
-## Keys: Hekata
-
-| key | what it does |
-|---|---|
-| arrows | move the cursor in your hand |
-| enter or space | lay the card under the cursor; a card marked `•` opens the trick builder |
-| h | choose the best card and fill in its best trick |
-| in the builder | space adds a card to the row, n starts a row, s shifts a lone card left, backspace undoes, c clears, t takes the trick, escape lays the card without a trick, b goes back to your hand |
-
-## Everywhere
-
-| key | what it does |
-|---|---|
-| PgUp PgDn | scroll the log |
-| ? | this help (escape closes it) |
-| F9 | switch between the dark and the light theme |
-| q | quit; a match against bots is saved and `cardtui play --resume` continues it |
-"""
+def how_to_play(game: str | None = None) -> str:
+    """HOW_TO_PLAY.md for `game` (its own section and the keys used everywhere), or all of it."""
+    text = HOW_TO_PLAY.read_text(encoding="utf-8")
+    if game is None:
+        return text
+    title, *sections = re.split(r"(?m)^(?=## )", text)
+    wanted = {game.lower(), "everywhere"}
+    kept = [s for s in sections if s.removeprefix("## ").split("\n", 1)[0].strip().lower() in wanted]
+    if len(kept) < 2:  # a game this file does not know yet: show everything rather than nothing
+        return text
+    own, everywhere = kept if kept[1].startswith("## Everywhere") else kept[::-1]
+    title = title.replace("# How to play", f"# How to play {game.capitalize()}", 1)
+    return title + own.split("\n", 1)[1].lstrip("\n") + "\n" + everywhere
 
 
 class HelpScreen(ModalScreen[None]):
-    """The keys and the full rules in a scrollable Markdown view."""
+    """How to play (the game at hand, or both), with the full rules behind `r`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,question_mark", "app.pop_screen", "Close help"),
+        Binding("r", "show('rules')", "Full rules"),
+        Binding("r", "show('how')", "How to play"),
         Binding("up", "scroll('up')", "Scroll", show=False),
         Binding("down", "scroll('down')", "Scroll", show=False),
         Binding("pageup", "scroll('page_up')", "Page up"),
         Binding("pagedown,space", "scroll('page_down')", "Page down"),
     ]
 
+    showing: reactive[str] = reactive("how", bindings=True)
+
+    def __init__(self, game: str | None = None) -> None:
+        super().__init__()
+        self.game = game
+
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-scroll"):
-            yield Markdown(KEYS + "\n" + RULES.read_text(encoding="utf-8"), id="help-text")
+        with ContentSwitcher(initial="how"):
+            with VerticalScroll(id="how", classes="help-page"):
+                yield Markdown(how_to_play(self.game), id="how-text")
+            with VerticalScroll(id="rules", classes="help-page"):
+                yield Markdown(RULES.read_text(encoding="utf-8"), id="rules-text")
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer `r` for the page that is not showing."""
+        if action == "show":
+            return parameters[0] != self.showing
+        return True
+
+    def watch_showing(self, page: str) -> None:
+        self.query_one(ContentSwitcher).current = page
+
+    def action_show(self, page: str) -> None:
+        self.showing = page
+
     def action_scroll(self, how: str) -> None:
-        getattr(self.query_one("#help-scroll", VerticalScroll), f"scroll_{how}")()
+        getattr(self.query_one(f"#{self.showing}", VerticalScroll), f"scroll_{how}")()

@@ -14,8 +14,10 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
 
+from engine.games import GAME_NAMES, GAMES
 from netplay.relay.wire import parse_room_code
-from netplay.table.service import PLAYERS, TableInfo, TableRequest, TablesClient
+from netplay.table.service import TableInfo, TableRequest, TablesClient
+from tui.literal import literal
 
 REFRESH_SECONDS = 2.0
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
@@ -41,8 +43,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("New table", classes="dialog-title")
-            fields = (("Game (g)", "game", [("Zodiak", "zodiak"), ("Hekata", "hekata")], "zodiak"),
-                      ("Players (p)", "players", [(str(n), n) for n in PLAYERS["zodiak"]], 2),
+            fields = (("Game (g)", "game", [(g.title, g.name) for g in GAMES.values()],
+                       GAME_NAMES[0]),
+                      ("Players (p)", "players", [(str(n), n) for n in GAMES[GAME_NAMES[0]].players],
+                       2),
                       ("Bots (b)", "bots", [("0", 0), ("1", 1)], 1))
             for label, name, options, value in fields:
                 with Horizontal(classes="field"):
@@ -54,12 +58,12 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
                 yield Button("Cancel (esc)", id="cancel")
 
     def on_mount(self) -> None:
-        self._set_choices("zodiak", players=2, bots=1)
+        self._set_choices(GAME_NAMES[0], players=2, bots=1)
 
     def _set_choices(self, game: str, players: int, bots: int) -> None:
         """Offer the seat counts game allows and the bot counts that leave a seat for you."""
         self.query_one("#game", Select).value = game
-        seats = PLAYERS[game]
+        seats = GAMES[game].players
         players = players if players in seats else seats[0]
         players_select = self.query_one("#players", Select)
         players_select.set_options([(str(n), n) for n in seats])
@@ -69,7 +73,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         bots_select.value = min(bots, players - 1)
         people = players - bots_select.value  # type: ignore[operator]
         self.query_one("#new-table-about", Static).update(
-            f"{game.capitalize()} for {players}: you"
+            f"{GAMES[game].title} for {players}: you"
             + (f" and {people - 1} more {'person' if people == 2 else 'people'}" if people > 1
                else "")
             + (f", {bots_select.value} bot{'s' if bots_select.value != 1 else ''}"
@@ -90,10 +94,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
     def action_cycle(self, name: str) -> None:
         chosen = self.request()
         if name == "game":
-            self._set_choices("hekata" if chosen.game == "zodiak" else "zodiak", chosen.players,
-                              chosen.bots)
+            following = GAME_NAMES[(GAME_NAMES.index(chosen.game) + 1) % len(GAME_NAMES)]
+            self._set_choices(following, chosen.players, chosen.bots)
         elif name == "players":
-            seats = PLAYERS[chosen.game]
+            seats = GAMES[chosen.game].players
             following = seats[(seats.index(chosen.players) + 1) % len(seats)]
             self._set_choices(chosen.game, following, chosen.bots)
         else:
@@ -137,6 +141,7 @@ class LobbyScreen(Screen[None]):
         self.client = client
         self.player_name = name
         self._first_listing = True
+        self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -161,9 +166,14 @@ class LobbyScreen(Screen[None]):
     async def action_refresh_tables(self) -> None:
         """Fetch the listing from the server."""
         try:
-            self.tables = tuple(await self.client.list())
+            listing = tuple(await self.client.list())
         except (OSError, aiohttp.ClientError, ValueError, KeyError) as exc:
+            self._shown = None
             self.set_status(f"Cannot reach the tables: {exc or type(exc).__name__}", error=True)
+            return
+        if listing != self._shown:  # an unchanged listing is not drawn again (idle sessions)
+            self._shown = listing
+            self.tables = listing
 
     def watch_tables(self, tables: tuple[TableInfo, ...]) -> None:
         widget = self.query_one(DataTable)
@@ -193,7 +203,7 @@ class LobbyScreen(Screen[None]):
     def set_status(self, text: str, error: bool = False) -> None:
         """Show text under the listing, in the error colour if error."""
         status = self.query_one("#lobby-status", Static)
-        status.update(text)
+        status.update(literal(text))
         status.set_class(error, "-error")
 
     def action_new_table(self) -> None:

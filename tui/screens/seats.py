@@ -12,10 +12,12 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
+from engine.games import game_named
 from engine.zodiak import SIGN_CARDS
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import SeatInfo
+from tui.literal import literal
 
 POLL_SECONDS = 0.25
 
@@ -29,7 +31,7 @@ def seat_row(index: int, seat: SeatInfo, game: str, players: int, mine: bool) ->
         ready = "ready" if seat.ready else "not ready"
     else:
         who, ready = "empty", ""
-    if game == "zodiak":
+    if game_named(game).uses_signs:
         extra = f"{seat.sign.capitalize()} {SIGN_CARDS[seat.sign].pretty()}" if seat.sign else ""
     else:
         extra = f"team {'AB'[index % 2]}" if players == 4 else ""
@@ -75,8 +77,8 @@ class SeatsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#chat-box").border_title = "Chat"
-        self.query_one(DataTable).add_columns("Seat", "Name", "Sign" if self.session.game ==
-                                              "zodiak" else "Team", "Who", "Ready")
+        self.query_one(DataTable).add_columns("Seat", "Name", "Sign" if game_named(
+                                              self.session.game).uses_signs else "Team", "Who", "Ready")
         self.query_one("#say", Input).focus()
         self._poller = self.set_interval(POLL_SECONDS, self.poll)
         self.poll()
@@ -101,7 +103,8 @@ class SeatsScreen(Screen[None]):
         row = table.cursor_row
         table.clear()
         for i, seat in enumerate(seats):
-            table.add_row(*seat_row(i, seat, session.game, len(seats), i == session.my_seat))
+            table.add_row(*map(literal, seat_row(i, seat, session.game, len(seats),
+                                                  i == session.my_seat)))
         if seats:
             table.move_cursor(row=min(row, len(seats) - 1))
         taken = sum(1 for s in seats if s.name)
@@ -113,10 +116,10 @@ class SeatsScreen(Screen[None]):
         owner_keys = (" F3 seats a bot, F4 takes one out; F5 starts now, with bots in the"
                       " empty seats." if session.is_owner else "")
         hint = session.extra.get("join_hint", "")
-        self.query_one("#seats-help", Static).update(
+        self.query_one("#seats-help", Static).update(literal(
             (f"Others join with:  {hint}\n" if hint else "")
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
-            + owner_keys)
+            + owner_keys))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "start"):

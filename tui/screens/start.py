@@ -11,16 +11,9 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from engine.errors import IllegalMove, RecordError
+from engine.games import GAMES, ZODIAK
 from engine.zodiak import SIGN_CARDS, SIGNS
-from tui.matchsetup import DEFAULT_PLAYERS, MatchOptions, new_match, resume_match, save_path
-
-PLAYERS = {"zodiak": (2, 3, 4), "hekata": (2, 4)}
-ABOUT = {
-    "zodiak": "Zodiak: shed your cards in runs onto the pile. Eights are wild, aces make the"
-              " next player draw two, your own zodiac card makes them draw seven. First to 55.",
-    "hekata": "Hekata: lay a digit card and take table cards that add up, in a column sum,"
-              " to a multiple of 100. Partners sit opposite. First team to 10,000.",
-}
+from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 
 
 class StartScreen(Screen[None]):
@@ -35,7 +28,7 @@ class StartScreen(Screen[None]):
 
     def __init__(self, defaults: MatchOptions | None, ascii_only: bool = False) -> None:
         super().__init__()
-        self.defaults = defaults or MatchOptions("zodiak", 3)
+        self.defaults = defaults or MatchOptions(ZODIAK.name, ZODIAK.default_players)
         self.ascii_only = ascii_only
 
     def compose(self) -> ComposeResult:
@@ -45,7 +38,7 @@ class StartScreen(Screen[None]):
             yield Static("Play cards against bots", id="start-title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="field-label")
-                yield Select([("Zodiak", "zodiak"), ("Hekata", "hekata")], value=d.game,
+                yield Select([(g.title, g.name) for g in GAMES.values()], value=d.game,
                              allow_blank=False, id="game")
             with Horizontal(classes="field"):
                 yield Label("Players", classes="field-label")
@@ -58,7 +51,7 @@ class StartScreen(Screen[None]):
                 yield Label("Your sign", classes="field-label")
                 yield Select([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
                              allow_blank=False, id="sign")
-            yield Static(ABOUT[d.game], id="about")
+            yield Static(GAMES[d.game].blurb, id="about")
             with Horizontal(id="start-buttons"):
                 yield Button("Play (enter)", variant="primary", id="play")
                 if save_path().exists():
@@ -71,7 +64,7 @@ class StartScreen(Screen[None]):
 
     @staticmethod
     def _player_options(game: str) -> list[tuple[str, int]]:
-        return [(f"{n} (you and {n - 1} bot{'s' if n > 2 else ''})", n) for n in PLAYERS[game]]
+        return [(f"{n} (you and {n - 1} bot{'s' if n > 2 else ''})", n) for n in GAMES[game].players]
 
     def on_mount(self) -> None:
         self.query_one("#game", Select).focus()
@@ -83,9 +76,10 @@ class StartScreen(Screen[None]):
         players = self.query_one("#players-choice", Select)
         current = players.value
         players.set_options(self._player_options(game))
-        players.value = current if current in PLAYERS[game] else DEFAULT_PLAYERS[game]
-        self.query_one("#sign-field").display = game == "zodiak"
-        self.query_one("#about", Static).update(ABOUT[game])
+        rules = GAMES[game]
+        players.value = current if current in rules.players else rules.default_players
+        self.query_one("#sign-field").display = rules.uses_signs
+        self.query_one("#about", Static).update(rules.blurb)
 
     def options(self) -> MatchOptions:
         """The choices on the screen as match options."""

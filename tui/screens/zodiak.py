@@ -13,6 +13,7 @@ from engine.bots import GreedyBot
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
 from engine.errors import IllegalMove
 from engine.zodiak import Draw, Run, ZodiakRound
+from tui.literal import literal
 from tui.screens.dialogs import SuitPicker
 from tui.screens.game import COMMON_BINDINGS, GameScreen
 from tui.widgets.cardface import french_face
@@ -103,7 +104,7 @@ class ZodiakScreen(GameScreen):
                           for c in run.cards)
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         suit = f", declaring {SUIT_NAMES[run.declared]}" if run.declared else ""
-        row.border_title = f"{name} played{suit}"
+        row.border_title = literal(f"{name} played{suit}")
 
     def _show_pile(self, view: ZodiakRound) -> None:
         self._show_last_run()

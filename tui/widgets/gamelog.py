@@ -1,9 +1,10 @@
-"""The log of every move, in RULES.md notation, newest at the bottom."""
+"""The log of every move, in tui/RULES.md 3 notation, newest at the bottom."""
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual.widgets import RichLog
+
+from tui.literal import literal
 
 
 class GameLog(RichLog, can_focus=False):
@@ -14,8 +15,8 @@ class GameLog(RichLog, can_focus=False):
 
     def move(self, text: str, mine: bool) -> None:
         """Log a move; your own moves are bold."""
-        self.write(Text(text, style="bold" if mine else ""))
+        self.write(literal(text, style="bold" if mine else ""))
 
     def note(self, text: str, style: str = "italic") -> None:
         """Log something that is not a move: a new round, a summary, a notice."""
-        self.write(Text(text, style=style))
+        self.write(literal(text, style=style))

@@ -9,8 +9,10 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from engine.games import game_named
 from engine.zodiak import SIGN_CARDS
 from netplay.session.events import SeatInfo
+from tui.literal import literal
 
 TEAM_NAMES = ("A", "B")
 
@@ -47,7 +49,7 @@ class Players(Widget):
         table.add_column(justify="right", no_wrap=True)
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
-        hekata = state.game == "hekata"
+        hekata = not game_named(state.game).uses_signs
         roomy = self.size.width >= 50  # narrow panels abbreviate signs and drop bot kinds
         for seat, info in enumerate(state.seats):
             size = state.sizes[seat] if seat < len(state.sizes) else 0
@@ -60,7 +62,7 @@ class Players(Widget):
                 sign = (info.sign or "").capitalize()
                 side = f"{sign if roomy else sign[:3]} {card}"
                 score = state.scores[seat] if seat < len(state.scores) else 0
-            name = Text(info.name, style="bold" if seat == state.my_seat else "")
+            name = literal(info.name, style="bold" if seat == state.my_seat else "")
             if info.bot and roomy:
                 name.append(f" ({info.bot})", style="dim")
             if not info.connected:

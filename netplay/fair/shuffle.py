@@ -1,0 +1,258 @@
+"""A re-encryption shuffle with a Terelius-Wikstrom proof that it is one.
+
+`shuffle_deck` permutes and re-encrypts a deck and proves, in zero knowledge, that its outputs
+are the inputs re-encrypted in some order, without saying which. The proof follows Algorithms 5
+and 6 ("GenShuffleProof", "CheckShuffleProof") of Haenni, Locher, Koenig and Dubuis,
+"Pseudo-Code Algorithms for Verifiable Re-Encryption Mix-Nets" (FC 2017), the Terelius-Wikstrom
+proof as Wikstrom's Verificatum implements it, written additively and with a ciphertext as
+(a, b) = (r*BASE, card + r*key). Its Fiat-Shamir challenges hash the table, round, epoch, the
+shuffling party, its step in the chain of shuffles, the joint key, every input and output
+ciphertext and every commitment, so a proof holds for that one shuffle only.
+
+On the wire a shuffle of n cards is (6n + 5) * 32 bytes: the n output ciphertexts, the n
+permutation commitments, the n chain commitments, the challenge, s1..s4, the n values s-hat and
+the n values s-prime.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from netplay.fair.commit import Blame, FairnessError, require_bytes
+from netplay.fair.context import ProofContext, challenge
+from netplay.fair.elgamal import CIPHERTEXT_SIZE, Ciphertext, decode_ciphertexts, encode_ciphertexts
+from netplay.fair.group import (
+    BASE,
+    POINT_SIZE,
+    SCALAR_SIZE,
+    Point,
+    Scalar,
+    base_times,
+    hash_to_point,
+    hash_to_scalar,
+    point_sum,
+    weighted_sum,
+)
+
+_KIND = "shuffle"
+
+
+def shuffle_size(n: int) -> int:
+    """The exact number of bytes of a shuffle of `n` cards on the wire."""
+    return (6 * n + 5) * 32
+
+
+@lru_cache(maxsize=512)
+def generator(index: int) -> Point:
+    """Independent generator number `index` (-1 starts the commitment chain); nobody knows a log."""
+    return hash_to_point("shuffle-generator", index.to_bytes(4, "big", signed=True))
+
+
+@dataclass(frozen=True)
+class ShuffleProof:
+    """The commitments and responses of one Terelius-Wikstrom proof."""
+
+    commitments: tuple[Point, ...]
+    chain: tuple[Point, ...]
+    proof_challenge: Scalar
+    s1: Scalar
+    s2: Scalar
+    s3: Scalar
+    s4: Scalar
+    s_hat: tuple[Scalar, ...]
+    s_prime: tuple[Scalar, ...]
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """A shuffled, re-encrypted deck with its proof: what a shuffling party publishes."""
+
+    outputs: tuple[Ciphertext, ...]
+    proof: ShuffleProof
+
+    def encode(self) -> bytes:
+        """The fixed-size wire form (see the module docstring)."""
+        p = self.proof
+        scalars = (p.proof_challenge, p.s1, p.s2, p.s3, p.s4, *p.s_hat, *p.s_prime)
+        return (
+            encode_ciphertexts(self.outputs)
+            + b"".join(point.data for point in (*p.commitments, *p.chain))
+            + b"".join(scalar.data for scalar in scalars)
+        )
+
+    @classmethod
+    def decode(cls, data: object, n: int, blamed: Blame) -> Shuffle:
+        """Parse a shuffle of exactly `n` cards from a peer, validating every point and scalar."""
+        raw = require_bytes(data, f"shuffle of {n} cards", blamed, shuffle_size(n))
+        outputs = decode_ciphertexts(raw[: n * CIPHERTEXT_SIZE], n, blamed)
+        offset = n * CIPHERTEXT_SIZE
+        points = [
+            Point.decode(raw[offset + i * POINT_SIZE : offset + (i + 1) * POINT_SIZE], blamed)
+            for i in range(2 * n)
+        ]
+        offset += 2 * n * POINT_SIZE
+        scalars = [
+            Scalar.decode(raw[offset + i * SCALAR_SIZE : offset + (i + 1) * SCALAR_SIZE], blamed)
+            for i in range(5 + 2 * n)
+        ]
+        challenge_, s1, s2, s3, s4 = scalars[:5]
+        proof = ShuffleProof(
+            tuple(points[:n]),
+            tuple(points[n:]),
+            challenge_,
+            s1,
+            s2,
+            s3,
+            s4,
+            tuple(scalars[5 : 5 + n]),
+            tuple(scalars[5 + n :]),
+        )
+        return cls(outputs, proof)
+
+
+def _permutation_challenges(
+    context: ProofContext,
+    party: int,
+    step: int,
+    key: Point,
+    inputs: Sequence[Ciphertext],
+    outputs: Sequence[Ciphertext],
+    commitments: Sequence[Point],
+) -> list[Scalar]:
+    statement = [key, *_flatten(inputs), *_flatten(outputs), *commitments]
+    seed = challenge(_KIND + "/u", context, party, step, statement).data
+    return [hash_to_scalar("shuffle-u", seed, i.to_bytes(4, "big")) for i in range(len(inputs))]
+
+
+def _final_challenge(
+    context: ProofContext,
+    party: int,
+    step: int,
+    key: Point,
+    inputs: Sequence[Ciphertext],
+    outputs: Sequence[Ciphertext],
+    proof_points: Sequence[Point],
+) -> Scalar:
+    statement = [key, *_flatten(inputs), *_flatten(outputs), *proof_points]
+    return challenge(_KIND, context, party, step, statement)
+
+
+def _flatten(ciphertexts: Sequence[Ciphertext]) -> list[Point]:
+    return [point for c in ciphertexts for point in (c.a, c.b)]
+
+
+def shuffle_deck(
+    context: ProofContext,
+    party: int,
+    step: int,
+    key: Point,
+    inputs: Sequence[Ciphertext],
+    permutation: Sequence[int] | None = None,
+) -> Shuffle:
+    """Shuffle and re-encrypt `inputs` under joint `key`, with a proof; output i is input perm[i]."""
+    n = len(inputs)
+    if permutation is None:
+        order = list(range(n))
+        secrets.SystemRandom().shuffle(order)
+        permutation = order
+    if sorted(permutation) != list(range(n)):
+        raise ValueError("not a permutation of the deck's positions")
+    psi = list(permutation)
+    reencryption = [Scalar.random() for _ in range(n)]
+    outputs = tuple(inputs[psi[i]].reencrypt(key, reencryption[i]) for i in range(n))
+
+    # Commitment to the permutation: c[psi(i)] = r[psi(i)]*BASE + h_i.
+    r = [Scalar.random() for _ in range(n)]
+    commitments: list[Point] = [BASE] * n
+    for i in range(n):
+        commitments[psi[i]] = base_times(r[psi[i]]) + generator(i)
+    u = _permutation_challenges(context, party, step, key, inputs, outputs, commitments)
+    u_permuted = [u[psi[i]] for i in range(n)]
+
+    # Commitment chain: chain[i] = r_hat[i]*BASE + u_permuted[i]*chain[i-1], from generator(-1).
+    r_hat = [Scalar.random() for _ in range(n)]
+    chain: list[Point] = []
+    previous = generator(-1)
+    for i in range(n):
+        previous = base_times(r_hat[i]) + previous * u_permuted[i]
+        chain.append(previous)
+
+    w1, w2, w3, w4 = (Scalar.random() for _ in range(4))
+    w_hat = [Scalar.random() for _ in range(n)]
+    w_prime = [Scalar.random() for _ in range(n)]
+    t1 = base_times(w1)
+    t2 = base_times(w2)
+    t3 = base_times(w3) + weighted_sum(w_prime, [generator(i) for i in range(n)])
+    t4_b = weighted_sum(w_prime, [c.b for c in outputs]) - key * w4
+    t4_a = weighted_sum(w_prime, [c.a for c in outputs]) - base_times(w4)
+    links = [generator(-1), *chain[:-1]]
+    t_hat = [base_times(w_hat[i]) + links[i] * w_prime[i] for i in range(n)]
+    proof_points = [*commitments, *chain, t1, t2, t3, t4_b, t4_a, *t_hat]
+    c = _final_challenge(context, party, step, key, inputs, outputs, proof_points)
+
+    v = [Scalar.of(1)] * n
+    for i in range(n - 1, 0, -1):
+        v[i - 1] = u_permuted[i] * v[i]
+    s1 = w1 + c * _total(r)
+    s2 = w2 + c * _total([r_hat[i] * v[i] for i in range(n)])
+    s3 = w3 + c * _total([r[j] * u[j] for j in range(n)])
+    s4 = w4 + c * _total([reencryption[i] * u_permuted[i] for i in range(n)])
+    s_hat = tuple(w_hat[i] + c * r_hat[i] for i in range(n))
+    s_prime = tuple(w_prime[i] + c * u_permuted[i] for i in range(n))
+    proof = ShuffleProof(tuple(commitments), tuple(chain), c, s1, s2, s3, s4, s_hat, s_prime)
+    return Shuffle(outputs, proof)
+
+
+def verify_shuffle(
+    shuffle: Shuffle,
+    context: ProofContext,
+    party: int,
+    step: int,
+    key: Point,
+    inputs: Sequence[Ciphertext],
+) -> None:
+    """Raise FairnessError blaming `party` unless `shuffle` is a proven shuffle of `inputs`."""
+    n = len(inputs)
+    p, outputs = shuffle.proof, shuffle.outputs
+    if (
+        not len(outputs)
+        == len(p.commitments)
+        == len(p.chain)
+        == len(p.s_hat)
+        == len(p.s_prime)
+        == n
+    ):
+        raise FairnessError(party, f"its shuffle does not have {n} cards")
+    u = _permutation_challenges(context, party, step, key, inputs, outputs, p.commitments)
+    c = p.proof_challenge
+    generators = [generator(i) for i in range(n)]
+
+    u_product = Scalar.of(1)
+    for value in u:
+        u_product = u_product * value
+    c_bar = point_sum(list(p.commitments)) - point_sum(generators)
+    c_hat = p.chain[-1] - generator(-1) * u_product
+    c_tilde = weighted_sum(u, list(p.commitments))
+    e_b = weighted_sum(u, [x.b for x in inputs])
+    e_a = weighted_sum(u, [x.a for x in inputs])
+
+    links = [generator(-1), *p.chain[:-1]]
+    t_hat = [base_times(p.s_hat[i]) + links[i] * p.s_prime[i] - p.chain[i] * c for i in range(n)]
+    t1 = base_times(p.s1) - c_bar * c
+    t2 = base_times(p.s2) - c_hat * c
+    t3 = base_times(p.s3) + weighted_sum(list(p.s_prime), generators) - c_tilde * c
+    t4_b = weighted_sum(list(p.s_prime), [x.b for x in outputs]) - key * p.s4 - e_b * c
+    t4_a = weighted_sum(list(p.s_prime), [x.a for x in outputs]) - base_times(p.s4) - e_a * c
+    proof_points = [*p.commitments, *p.chain, t1, t2, t3, t4_b, t4_a, *t_hat]
+    if _final_challenge(context, party, step, key, inputs, outputs, proof_points) != c:
+        raise FairnessError(party, f"its shuffle (step {step} of the chain) is not proven correct")
+
+
+def _total(scalars: Sequence[Scalar]) -> Scalar:
+    total = Scalar.of(0)
+    for scalar in scalars:
+        total = total + scalar
+    return total

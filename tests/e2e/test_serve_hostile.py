@@ -1,0 +1,302 @@
+"""`cardtui serve` against hostile visitors (issue 11): names, the browser door, the tables API,
+descriptor exhaustion, idle lobbies, logins in the log. Real `ssh` in tmux where a person is
+involved; aiohttp and asyncssh clients where the attack needs them. 127.0.0.x are distinct
+visitors."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import re
+import shlex
+import socket
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import aiohttp
+import asyncssh
+import pytest
+
+from tests.e2e import test_serve
+from tests.e2e.conftest import ssh_argv
+from tests.e2e.test_serve import (
+    SERVER_LOGIN,
+    WAIT_SECONDS,
+    Player,
+    Server,
+    ServerMaker,
+    descendants,
+    eventually,
+    free_port,
+)
+
+# The fixtures of test_serve, for these tests too.
+serve = test_serve.serve
+players = test_serve.players
+
+pytestmark = pytest.mark.timeout(120)
+
+# Markup that crashed other players' apps, and more than a name may hold. (Control characters
+# cannot come in a user name: OpenSSH will not send them and asyncssh refuses them on arrival;
+# tests/tui/test_literal_text.py sends them through chat, notices and results.)
+HOSTILE_USER = "[/z][b]" + "x" * 80
+HOSTILE_SHOWN = HOSTILE_USER[:24]
+WATCHER_USER = "[/][link=file:///etc/passwd]" + "y" * 40
+
+
+async def test_a_hostile_name_is_shown_literally_and_the_other_player_keeps_playing(
+        serve: ServerMaker, players: Callable[[], Player]) -> None:
+    server = await serve("--bot-speed", "0.005", "--away-seconds", "0.5")
+    alice, mallory, watcher = players(), players(), players()
+    await alice.login(server, "alice")
+    await alice.new_table("b", expect="Zodiak for 2: you and 1 more person.")
+    await mallory.start(shlex.join(ssh_argv(server.ssh_port, user=HOSTILE_USER))
+                        + "; echo EXIT=$?; sleep 60", 100, 30)
+    await mallory.see(re.escape(f"{SERVER_LOGIN} {HOSTILE_SHOWN}"))
+    await mallory.see(r"Zodiak +1/2 +1 +0 +waiting for players")
+    await mallory.type("Enter")
+    shown = re.escape(HOSTILE_SHOWN)
+    for player in (alice, mallory):
+        await player.see(r"alice .*\n.*" + shown)  # the players list, the name as it is
+    # Two moves each way: the status ("... to move"), the log and the last-move line all show
+    # mallory's name on alice's screen.
+    at_table = {"alice": alice, HOSTILE_SHOWN: mallory}
+    for _ in range(4):
+        name = str(await eventually(lambda: _whose_turn(at_table), "someone's turn"))
+        other = mallory if name == "alice" else alice
+        await other.see(re.escape(name) + " to move")
+        before = (await other.screen()).count(f"{name} draws")
+        await at_table[name].type("d")
+        await eventually(lambda o=other, n=name, b=before: _more(o, f"{n} draws", b),
+                         f"{name}'s draw on the other screen")
+    await watcher.start(shlex.join(ssh_argv(server.ssh_port, user=WATCHER_USER))
+                        + "; echo EXIT=$?; sleep 60", 100, 30)
+    await watcher.see(re.escape(f"{SERVER_LOGIN} {WATCHER_USER[:24]}"))
+    await watcher.see(r"Zodiak +2/2 +2 +0 +playing")
+    await watcher.type("w")
+    await watcher.see(r"alice .*\n.*" + shown)
+    await mallory.type("q")
+    await mallory.see("Leave the table?")
+    await mallory.type("y")
+    await alice.see(shown + r".*\(away\)")
+    # A bot plays mallory's seat now, and alice's app still plays: her turn comes back.
+    await alice.see("Your turn")
+    before = (await alice.screen()).count("alice draws")
+    await alice.type("d")
+    await eventually(lambda: _more(alice, "alice draws", before), "alice's next draw")
+    for player in (alice, mallory, watcher):
+        screen = await player.screen()
+        assert "Traceback" not in screen and "EXIT=" not in screen, screen
+
+
+async def _whose_turn(at_table: dict[str, Player]) -> str | None:
+    for name, player in at_table.items():
+        if "Your turn" in await player.screen():
+            return name
+    return None
+
+
+async def _more(player: Player, text: str, before: int) -> bool:
+    return (await player.screen()).count(text) > before
+
+
+async def test_logins_are_logged_one_line_each_with_the_address(serve: ServerMaker) -> None:
+    server = await serve("--password", "open sesame", web=False)
+    for guess in ("a", "b"):
+        with pytest.raises(asyncssh.PermissionDenied):
+            await asyncssh.connect("127.0.0.1", server.ssh_port, local_addr=("127.0.0.2", 0),
+                                   username="eve", password=guess, known_hosts=None,
+                                   client_keys=None, agent_path=None)
+    async with asyncssh.connect("127.0.0.1", server.ssh_port, local_addr=("127.0.0.3", 0),
+                                username="ann", password="open sesame", known_hosts=None,
+                                client_keys=None, agent_path=None):
+        pass
+    output = await server.stop()
+    failed = [line for line in output.splitlines() if "ssh login failed" in line]
+    assert len(failed) == 2
+    assert all("password for 'eve' from 127.0.0.2 port" in line for line in failed)
+    assert len([line for line in output.splitlines()
+                if "ssh login: password for 'ann' from 127.0.0.3 port" in line]) == 1
+    assert "needs the password" in server.banner
+
+
+async def test_the_start_up_message_says_what_a_visitor_needs(serve: ServerMaker,
+                                                              tmp_path: Path) -> None:
+    keygen = await asyncio.create_subprocess_exec(
+        "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "key"),
+        stdout=asyncio.subprocess.DEVNULL)
+    assert await keygen.wait() == 0
+    keys = tmp_path / "authorized_keys"
+    keys.write_text((tmp_path / "key.pub").read_text())
+    both = await serve("--authorized-keys", str(keys), "--password", "pw", web=False)
+    assert f"a visitor needs both a key listed in {keys} and the password" in both.banner
+    open_door = await serve(web=False)
+    assert "anyone may enter: no key or password is asked" in open_door.banner
+    # A browser cannot prove an SSH key, so the two cannot go together.
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui.cli", "serve", "--authorized-keys", str(keys),
+        "--web-port", str(free_port()), "--ssh-port", str(free_port()),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, err = await asyncio.wait_for(process.communicate(), WAIT_SECONDS)
+    assert process.returncode == 2 and b"cannot be used with --authorized-keys" in err
+
+
+def _basic(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+async def test_the_browser_door_asks_the_password_limits_sessions_and_caps_the_size(
+        serve: ServerMaker) -> None:
+    server = await serve("--password", "open sesame", "--sessions-per-address", "1")
+    base = f"http://127.0.0.1:{server.web_port}"
+    ws = f"ws://127.0.0.1:{server.web_port}/ws?width=10000&height=10000"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{base}/") as page:
+            assert page.status == 401 and "Basic" in page.headers["WWW-Authenticate"]
+        async with http.get(f"{base}/", headers=_basic("eve", "guess")) as page:
+            assert page.status == 401
+        async with http.get(f"{base}/", headers=_basic("ann", "open sesame")) as page:
+            assert page.status == 200
+            assert "googleapis" not in await page.text()
+        for path in ("/static/", "/static/js/", "/static/js", "/static/../server.py",
+                     "/static/%2e%2e/server.py", "/download/x"):
+            async with http.get(f"{base}{path}") as answer:
+                assert answer.status == 404, path
+        async with http.get(f"{base}/static/js/textual.js") as script:
+            assert script.status == 200
+        for headers, status in ((_basic("ann", "open sesame") | {"Origin": "http://evil.example"},
+                                 403), ({}, 401), (_basic("eve", "guess"), 401)):
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(ws, headers=headers)
+            assert refused.value.status == status
+        page_origin = {"Origin": f"http://127.0.0.1:{server.web_port}"}
+        async with http.ws_connect(ws, headers=_basic("ann", "open sesame") | page_origin,
+                                   max_msg_size=0) as terminal:
+            seen = await _read_until(terminal, f"{SERVER_LOGIN} ann")
+            rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", seen)]
+            assert rows and max(rows) <= 200  # drawn at the capped height, not 10000
+            # One session per address: a second tab is refused while this one is open.
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(ws, headers=_basic("ann", "open sesame"))
+            assert refused.value.status == 503
+    output = await server.stop()
+    assert "web login failed: password for 'eve' from 127.0.0.1" in output
+
+
+async def _read_until(terminal: aiohttp.ClientWebSocketResponse, text: str) -> str:
+    seen = ""
+    while text not in seen:
+        message = await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)
+        assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+        if message.type is aiohttp.WSMsgType.BINARY:
+            seen += message.data.decode(errors="replace")
+    return seen
+
+
+async def test_the_tables_api_is_on_loopback_unless_opened_and_then_limited_per_address(
+        serve: ServerMaker) -> None:
+    closed = await serve(web=False)
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.2", closed.port), timeout=5):
+        pass  # bound to 127.0.0.1 alone: another address of this machine is not served
+    opened = await serve("--api-bind", "127.0.0.2", web=False)
+    api = f"http://127.0.0.2:{opened.port}"
+    assert f"ws://127.0.0.2:{opened.port}" in opened.banner
+    table = {"game": "zodiak", "players": 2, "bots": 0}
+
+    async def post_from(source: str) -> tuple[int, str]:
+        connector = aiohttp.TCPConnector(local_addr=(source, 0))
+        async with aiohttp.ClientSession(connector=connector) as http, http.post(
+                f"{api}/tables", json=table) as answer:
+            return answer.status, (await answer.json()).get("error", "")
+
+    assert [(await post_from("127.0.0.3"))[0] for _ in range(2)] == [201, 201]
+    status, error = await post_from("127.0.0.3")
+    assert status == 503 and "your address already has 2 tables" in error
+    assert (await post_from("127.0.0.4"))[0] == 201  # another address is not held back
+    connector = aiohttp.TCPConnector(local_addr=("127.0.0.5", 0))
+    async with aiohttp.ClientSession(connector=connector) as http:
+        statuses = []
+        for _ in range(40):
+            async with http.get(f"{api}/tables") as answer:
+                statuses.append(answer.status)
+    assert 429 in statuses and statuses[0] == 200
+    # Limits apply to the opened listener only: the server's own sessions are not counted.
+    await _session_opens_a_table(opened)
+
+
+async def _session_opens_a_table(server: Server) -> None:
+    internal = re.search(r"relay and tables on (127\.0\.0\.1:\d+)", server.banner)
+    assert internal, server.banner
+    async with aiohttp.ClientSession() as http:
+        for _ in range(3):
+            async with http.post(f"http://{internal.group(1)}/tables",
+                                 json={"game": "hekata", "players": 2}) as answer:
+                assert answer.status == 201
+
+
+async def test_running_out_of_descriptors_is_logged_once_and_the_door_keeps_serving(
+        serve: ServerMaker, players: Callable[[], Player]) -> None:
+    server = await serve("--empty-table-seconds", "600", web=False,
+                         wrapper=("prlimit", "--nofile=160:160", "--"))
+    alice = players()
+    await alice.login(server, "alice")
+    flood = []
+    try:
+        for _ in range(220):
+            sock = socket.socket()
+            sock.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", server.port))
+            flood.append(sock)
+        await asyncio.sleep(3)  # long enough for several failed accepts and their retries
+        # Alice's session goes on: her keys reach her app and its screen comes back.
+        await alice.type("n")
+        await alice.see("New table")
+        await alice.type("Escape")
+    finally:
+        for sock in flood:
+            sock.close()
+    bob = players()
+    await bob.login(server, "bob")
+    output = await server.stop()
+    assert output.count("cannot accept connections") == 1, output[-3000:]
+
+
+async def test_an_idle_lobby_sends_nothing_and_sessions_get_a_minimal_environment(
+        serve: ServerMaker) -> None:
+    server = await serve(web=False, CARDTUI_TEST_SECRET="server only")
+    async with asyncssh.connect("127.0.0.1", server.ssh_port, username="idle", known_hosts=None,
+                                client_keys=None, agent_path=None) as conn:
+        received: list[bytes] = []
+
+        class Screen(asyncssh.SSHClientSession[bytes]):
+            def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+                received.append(data)
+
+        channel, _ = await conn.create_session(Screen, term_type="xterm-256color",
+                                               term_size=(100, 30), encoding=None)
+
+        async def in_lobby() -> bool:
+            return SERVER_LOGIN.encode() in b"".join(received)
+
+        await eventually(in_lobby, "the lobby")
+        await asyncio.sleep(1)  # the first listing is drawn
+        received.clear()
+        await asyncio.sleep(5)  # more than two refreshes of an unchanged listing
+        assert b"".join(received) == b""
+        async with aiohttp.ClientSession() as http, http.post(
+                f"{server.base}/tables", json={"game": "zodiak", "players": 2}) as answer:
+            assert answer.status == 201
+
+        async def redrawn() -> bool:
+            return b"Zodiak" in b"".join(received)
+
+        await eventually(redrawn, "the new table in the listing")
+        for pid in descendants(server.process.pid):
+            environment = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            names = {entry.split(b"=", 1)[0].decode() for entry in environment if entry}
+            assert "CARDTUI_TEST_SECRET" not in names, names
+            assert names <= {"PATH", "PYTHONPATH", "TERM", "LANG", "LC_ALL", "COLORTERM",
+                             "TEXTUAL", "TEXTUAL_DRIVER"}, names
+        channel.close()
