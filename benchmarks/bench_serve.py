@@ -1,8 +1,10 @@
 """Measure `cardtui serve`: N real `ssh` sessions at once, time to the lobby on screen, memory each.
 
-Run: python benchmarks/bench_serve.py [--sessions 20] [--cold]
+Run: python benchmarks/bench_serve.py [--sessions 100] [--sources 50] [--cold]
 
 By default sessions fork from the server's warm process; --cold starts each from scratch.
+Clients connect from --sources loopback addresses (127.0.0.2, ...), so the door's default
+per-address limits apply as they would to that many visitors.
 
 The server is a real `cardtui serve` subprocess on free loopback ports. Each client is the
 OpenSSH binary with a forced pty (80x24); the clock runs from starting ssh until the lobby's
@@ -26,6 +28,7 @@ from pathlib import Path
 from bench_ssh import descendants, machine, one_session, pss_kib, rss_kib
 
 MARKER = "Tables on this server"
+IDLE_SECONDS = 30.0
 
 
 def cpu_seconds(pid: int) -> float:
@@ -46,13 +49,13 @@ def free_port() -> int:
 
 async def start_server(scratch: Path, sessions: int,
                        cold: bool) -> tuple[asyncio.subprocess.Process, int]:
-    """Start `cardtui serve` admitting sessions from one address and return it with its SSH port."""
+    """Start `cardtui serve` admitting all the sessions and return it with its SSH port."""
     ssh_port = free_port()
     server = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
         "--ssh-port", str(ssh_port), "--port", str(free_port()),
         "--host-key", str(scratch / "host_key"),
-        "--max-sessions", str(sessions + 1), "--sessions-per-address", str(sessions + 1),
+        "--max-sessions", str(sessions + 1),
         *(["--cold"] if cold else []),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         env={**os.environ, "XDG_DATA_HOME": str(scratch)},
@@ -67,20 +70,39 @@ async def start_server(scratch: Path, sessions: int,
     return server, ssh_port
 
 
-async def measure(sessions: int, cold: bool) -> None:
+def source(index: int, sources: int) -> str:
+    """Return the loopback address client number index connects from."""
+    return f"127.0.0.{2 + index % sources}"
+
+
+def tree_cpu(pids: list[int]) -> float:
+    """Return the CPU seconds the processes pids have used so far, together."""
+    return sum(cpu_seconds(pid) for pid in pids)
+
+
+async def measure(sessions: int, sources: int, cold: bool) -> None:
     """Start a server, open one session alone, then all sessions at once, and print figures."""
     with tempfile.TemporaryDirectory() as scratch:
         load_before = os.getloadavg()[0]
         server, port = await start_server(Path(scratch), sessions, cold)
         idle_rss = rss_kib(server.pid)
-        alone, client = await one_session(port, MARKER.encode(), "warmup")
+        alone, client = await one_session(port, MARKER.encode(), "warmup", "127.0.0.254")
         client.kill()
         await client.wait()
         await asyncio.sleep(1.0)  # let the warm-up session's process go before counting
         started = time.perf_counter()
         results = await asyncio.gather(
-            *(one_session(port, MARKER.encode(), f"p{i}") for i in range(sessions)))
+            *(one_session(port, MARKER.encode(), f"p{i}", source(i, sources))
+              for i in range(sessions)))
         wall = time.perf_counter() - started
+        await asyncio.sleep(5.0)  # every lobby has drawn its first listing
+        idle_pids = [server.pid, *descendants(server.pid)]
+        idle_before, idle_started = tree_cpu(idle_pids), time.perf_counter()
+        server_before = cpu_seconds(server.pid)
+        await asyncio.sleep(IDLE_SECONDS)
+        idle_cpu = tree_cpu(idle_pids) - idle_before
+        server_idle_cpu = cpu_seconds(server.pid) - server_before
+        idle_wall = time.perf_counter() - idle_started
         server_rss = rss_kib(server.pid)
         tree = [server.pid, *descendants(server.pid)]
         tree_rss = sum(rss_kib(pid) for pid in tree)
@@ -110,15 +132,22 @@ async def measure(sessions: int, cold: bool) -> None:
           f"{tree_pss / 1024:.1f} MiB, {tree_pss / sessions / 1024:.1f} MiB per session")
     print(f"server process alone: {idle_rss / 1024:.1f} MiB idle, {server_rss / 1024:.1f} MiB "
           f"with {sessions} sessions")
+    print(f"idle, all {sessions} in the lobby for {idle_wall:.0f} s: server and sessions used "
+          f"{idle_cpu:.2f} CPU-s, {idle_cpu / idle_wall / sessions * 100:.3f} % of one core per "
+          f"session (the server process {server_idle_cpu:.2f} CPU-s of it)")
+    print(f"clients from {sources} loopback addresses; load average now "
+          f"{os.getloadavg()[0]:.1f} (the machine is shared with other jobs)")
 
 
 def main() -> None:
     """Parse the command line and measure."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--sessions", type=int, default=100)
+    parser.add_argument("--sources", type=int, default=50,
+                        help="loopback addresses the clients connect from")
     parser.add_argument("--cold", action="store_true", help="serve with --cold")
     options = parser.parse_args()
-    asyncio.run(measure(options.sessions, options.cold))
+    asyncio.run(measure(options.sessions, options.sources, options.cold))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ async def serve(host_key: Path, app: list[str], total_sessions: int) -> None:
     """Run a door on a free loopback port, print the port, and serve until stdin closes."""
     from netplay.ssh.door import DoorLimits, SSHDoor
 
-    limits = DoorLimits(sessions_per_address=total_sessions, total_sessions=total_sessions)
+    limits = DoorLimits(sessions_per_address=total_sessions, total_sessions=total_sessions,
+                        startups_per_address=total_sessions,
+                        max_startups=max(100, total_sessions))
     door = SSHDoor(lambda session: app, host_key, port=0, bind="127.0.0.1", limits=limits)
     print(await door.start(), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
@@ -87,15 +89,19 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-async def one_session(port: int, marker: bytes, user: str = "bench",
+async def one_session(port: int, marker: bytes, user: str = "bench", source: str = "127.0.0.1",
+                      extra: tuple[str, ...] = (), env: dict[str, str] | None = None,
                       ) -> tuple[float, asyncio.subprocess.Process]:
-    """Start ssh with a pty and return the seconds until marker arrived, and the live client."""
+    """Start ssh with a pty from the loopback address source; return the seconds until marker
+    arrived, and the live client."""
     started = time.perf_counter()
     client = await asyncio.create_subprocess_exec(
-        "/usr/bin/ssh", *SSH_OPTIONS, "-tt", "-p", str(port), f"{user}@127.0.0.1",
+        "/usr/bin/ssh", *extra, *SSH_OPTIONS, "-tt", "-b", source, "-p", str(port),  # first wins
+        f"{user}@127.0.0.1",
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
+        env=env,
     )
     assert client.stdout is not None
     seen = b""

@@ -6,7 +6,7 @@ import importlib
 from typing import Any
 
 from engine.cards import Card, format_cards, parse_cards, parse_digit, parse_suit
-from engine.errors import IllegalMove, RecordError
+from engine.errors import IllegalMove, InvalidMove, RecordError
 
 # The game modules are loaded on first use, so `import engine` stays cheap and cycle-free.
 _LAZY = {
@@ -28,6 +28,7 @@ __all__ = [
     "HekataDeal",
     "HekataMove",
     "IllegalMove",
+    "InvalidMove",
     "Match",
     "Record",
     "RecordError",

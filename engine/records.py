@@ -212,13 +212,14 @@ class Record:
         state = self.start()
         lines: list[str] = []
         for number, raw in enumerate(self.moves, 1):
-            seat = raw.get("seat")
             try:
                 seat, move = self._parse_move(number, raw)
                 state.check(move, seat)
                 effect = state.push(move)
             except IllegalMove as exc:
-                return ReplayResult(self, state, number - 1, lines, (number, seat, str(exc)))
+                # _parse_move has checked "seat" before it raises IllegalMove.
+                return ReplayResult(self, state, number - 1, lines,
+                                    (number, raw["seat"], str(exc)))
             lines.append(f"{number}. {state.describe(effect)}{_consequence(state, effect)}")
         return ReplayResult(self, state, len(self.moves), lines, None)
 

@@ -111,6 +111,27 @@ class Int(Spec):
 
 
 @dataclass(frozen=True)
+class Real(Spec):
+    """A number, int or float (never a boolean), from `lo` to `hi`."""
+
+    lo: float
+    hi: float
+
+    def read(self, value: object, where: str) -> float:
+        if type(value) is not int and type(value) is not float:
+            raise _wrong(self, value, where)
+        if not self.lo <= value <= self.hi:
+            raise bad(f"{where} must be from {self.lo:g} to {self.hi:g}, not {value!r:.20}")
+        return value
+
+    def bound(self) -> int:
+        return 9
+
+    def kind(self) -> str:
+        return "a number"
+
+
+@dataclass(frozen=True)
 class Bool(Spec):
     """true or false."""
 
@@ -533,6 +554,7 @@ SECRET: Final = Bin(64)  # an owner secret or a host secret as a peer sends it
 GAME: Final = Text(16, 1)
 WORD: Final = Text(16)  # a Zodiak sign, a bot kind
 CODE: Final = Text(40, 1)
+RATE: Final = Real(0.0, 1e12)
 
 # -- a seat's signed payloads (PROTOCOL.md G5) ---------------------------------------------------
 
@@ -613,6 +635,15 @@ class Send(Message):
 
 
 @kind
+class Admit(Message):
+    """The host vouches for conn `conn`: a seat, or (with `watch`) a watcher; no answer."""
+
+    t = "admit"
+    conn: Annotated[int, Int(SIGNED_MIN, SIGNED_MAX)]
+    watch: Annotated[bool | None, Opt(Bool())] = None
+
+
+@kind
 class Ping(Message):
     """Ask for a pong."""
 
@@ -627,6 +658,8 @@ class Opened(Message):
     room: Annotated[str, Text(40, 1)]
     conn: Annotated[int, Int()]
     host_secret: Annotated[bytes, Exactly(32)]
+    rate: Annotated[float | None, Opt(RATE)] = None  # messages a second this conn may send
+    burst: Annotated[float | None, Opt(RATE)] = None
 
 
 @kind
@@ -636,6 +669,8 @@ class Entered(Message):
     t = "entered"
     room: Annotated[str, Text(40, 1)]
     conn: Annotated[int, Int()]
+    rate: Annotated[float | None, Opt(RATE)] = None
+    burst: Annotated[float | None, Opt(RATE)] = None
 
 
 @kind
@@ -691,11 +726,12 @@ class Refused(Message):
     t = "error"
     code: Annotated[str, CODE]
     message: Annotated[str, Text(1000)]
+    seq: Annotated[int | None, Opt(Int(-1, SIGNED_MAX))] = None  # the refused message's number
 
 
-RelayRequest = Open | Enter | Send | Ping
+RelayRequest = Open | Enter | Send | Admit | Ping
 RelayEvent = Opened | Entered | Frame | Arrived | Departed | HostAway | HostBack | Pong | Refused
-RELAY_REQUESTS: Final = Family[RelayRequest]("relay message", [Open, Enter, Send, Ping])
+RELAY_REQUESTS: Final = Family[RelayRequest]("relay message", [Open, Enter, Send, Admit, Ping])
 RELAY_EVENTS: Final = Family[RelayEvent]("relay answer", [
     Opened, Entered, Frame, Arrived, Departed, HostAway, HostBack, Pong, Refused])
 

@@ -32,14 +32,13 @@ from netplay.fair import (
     genesis_hash,
     shuffle_order,
     sign_message,
+    tagged_hash,
 )
-from netplay.messages import MAX_BODY_BYTES, MAX_CHAT, MAX_NAME, ProtocolError
+from netplay.messages import ProtocolError
 from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
 
-SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has
-HOST_SENDER = DEALER
-__all__ = ["MAX_BODY_BYTES", "MAX_CHAT", "MAX_NAME", "ProtocolError"]
+MAX_BODY_BYTES = 60_000
 T = TypeVar("T")
 
 
@@ -59,6 +58,14 @@ def field(msg: dict[str, Any], name: str, kind: type[T], optional: bool = False)
         )
     return value
 
+SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has
+MAX_NAME = 24
+MAX_CHAT = 300
+MAX_TABLE_ID = 64  # the host's table id: "ROOMCODE-" and 16 hex digits (27 characters)
+HOST_SENDER = DEALER
+MAX_NUMBER_DIGITS = 120  # a Hekata trick of all 50 cards has 50 digits; scores stay far below
+WIRE_INT_LIMIT = 2**63  # a number outside [-2**63, 2**63) travels as its decimal digits
+
 
 def pack(t: str, **fields: Any) -> bytes:
     """A game message as MessagePack bytes."""
@@ -70,6 +77,42 @@ def unpack(body: Any) -> dict[str, Any]:
     if not isinstance(body, bytes):
         raise ProtocolError("bad_frame", "a frame body must be bytes")
     return decode(body, MAX_BODY_BYTES)
+
+
+def wire_number(value: int) -> int | str:
+    """A score or total for the wire: an int inside signed 64 bits, else its decimal digits."""
+    return value if -WIRE_INT_LIMIT <= value < WIRE_INT_LIMIT else str(value)
+
+
+def wire_numbers(values: Any) -> list[int | str]:
+    """Scores for the wire, each as `wire_number` writes it."""
+    return [wire_number(v) for v in values]
+
+
+def read_number(value: Any, what: str = "number") -> int:
+    """A score or total from the wire (an int, or a str of decimal digits), or ProtocolError."""
+    if type(value) is int:
+        return value
+    digits = value.removeprefix("-") if isinstance(value, str) else ""
+    if (isinstance(value, str) and 0 < len(digits) <= MAX_NUMBER_DIGITS
+            and digits.isascii() and digits.isdigit()):
+        number = int(value)
+        if str(number) == value and not -WIRE_INT_LIMIT <= number < WIRE_INT_LIMIT:
+            return number
+    raise ProtocolError("bad_frame", f"{what} must be an int, or a str of more than 18 decimal"
+                        f" digits (at most {MAX_NUMBER_DIGITS})")
+
+
+def read_numbers(value: Any, what: str, count: int | None = None) -> list[int]:
+    """A list of scores from the wire (see `read_number`), of `count` items when given."""
+    if not isinstance(value, list) or (count is not None and len(value) != count):
+        raise ProtocolError("bad_frame", f"{what} must be a list of {count or 'some'} numbers")
+    return [read_number(v, what) for v in value]
+
+
+def join_proof_digest(table: str, challenge: bytes) -> bytes:
+    """What a joiner signs to prove it holds its identity's key: the host's fresh challenge."""
+    return tagged_hash("join", table, challenge)
 
 
 def clean_name(value: Any, default: str) -> str:

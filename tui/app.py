@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
+from dataclasses import replace
 from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.content import Content
 
 from netplay.session.events import GameSession
 from tui.matchsetup import MatchOptions
 from tui.screens.game import GameScreen
+from tui.settings import Settings, load_settings, record_match, record_trick, save_settings
 
 # The one place in the app that names each game's screen.
 GAME_SCREENS: dict[str, tuple[str, str]] = {
@@ -42,16 +46,19 @@ class CardApp(App[str | None]):
     ]
 
     def __init__(self, session: GameSession | None = None, *, ascii_only: bool = False,
-                 pace: float = 0.0, defaults: MatchOptions | None = None) -> None:
+                 pace: float = 0.0, defaults: MatchOptions | None = None,
+                 settings: Settings | None = None) -> None:
         super().__init__()
         self.session = session
-        self.ascii_only = ascii_only
+        self.settings = settings if settings is not None else load_settings()
+        self.ascii_only = ascii_only or self.settings.card_style == "ascii"
+        self.set_class(self.ascii_only, "-ascii")
         self.pace = pace
         self.defaults = defaults
 
     def on_mount(self) -> None:
-        # A light terminal can ask for a light theme (any Textual theme name).
-        theme = os.environ.get("CARDTUI_THEME")
+        # A light terminal can ask for a light theme (any Textual theme name); else the saved one.
+        theme = os.environ.get("CARDTUI_THEME") or self.settings.theme
         if theme in self.available_themes:
             self.theme = theme
         if self.session is not None and getattr(self.session, "match_started", True) is False:
@@ -65,10 +72,71 @@ class CardApp(App[str | None]):
 
             self.push_screen(StartScreen(self.defaults, self.ascii_only))
 
+    def watch_theme(self, theme: str) -> None:
+        # A theme chosen with F9 or in the settings is the theme next time.
+        if self.is_mounted and theme != self.settings.theme and not os.environ.get("CARDTUI_THEME"):
+            self.update_settings(replace(self.settings, theme=theme))
+
+    def update_settings(self, settings: Settings) -> None:
+        """Use and save new settings; a settings file that cannot be written is only reported."""
+        self.settings = settings
+        try:
+            save_settings(settings)
+        except OSError as exc:
+            self.notify(f"Settings not saved: {exc}", severity="warning")
+
+    def open_settings(self, after: Callable[[], None] | None = None) -> None:
+        """Show the settings screen; saved settings apply at once (cards: from the next screen)."""
+        from tui.screens.settings import SettingsScreen
+
+        def apply(chosen: Settings | None) -> None:
+            if chosen is None:
+                return
+            self.update_settings(chosen)
+            if chosen.theme in self.available_themes and not os.environ.get("CARDTUI_THEME"):
+                self.theme = chosen.theme
+            self.ascii_only = chosen.card_style == "ascii"
+            self.set_class(self.ascii_only, "-ascii")
+            self.pace = chosen.speed
+            self.notify("Settings saved.", timeout=2)
+            if after is not None:
+                after()
+
+        self.push_screen(SettingsScreen(self.settings, sorted(self.available_themes)), apply)
+
+    def record_result(self, game: str, won: bool) -> None:
+        """Count a finished match in the saved statistics."""
+        try:
+            record_match(game, won)
+        except OSError as exc:
+            self.notify(f"Statistics not saved: {exc}", severity="warning")
+
+    def record_trick(self, total: int) -> None:
+        """Remember your best Hekata trick."""
+        try:
+            record_trick(total)
+        except OSError:
+            pass  # statistics are a nicety; a read-only data directory must not stop play
+
+    def can_rematch(self) -> bool:
+        """Whether the match that just ended can be played again with the same seats."""
+        from netplay.session.local import LocalMatch
+
+        return isinstance(self.session, LocalMatch)
+
+    def rematch(self) -> None:
+        """A new match with the same seats, names and signs, freshly dealt."""
+        from netplay.session.local import LocalMatch
+
+        old = self.session
+        assert isinstance(old, LocalMatch)
+        self.play(LocalMatch.new(old.game, list(old.seats), my_seat=old.my_seat or 0,
+                                 delay=old.delay, save_path=old.save_path))
+
     def play(self, session: GameSession) -> None:
         """Show the game screen for `session` in place of whatever is showing."""
         self.session = session
-        self.title = f"cardtui — {session.game.capitalize()}"
+        self.title = f"cardtui {'-' if self.ascii_only else '—'} {session.game.capitalize()}"
         screen = game_screen(session, self.ascii_only, self.pace)
         if len(self.screen_stack) > 1:
             self.switch_screen(screen)
@@ -85,6 +153,11 @@ class CardApp(App[str | None]):
             if path is not None and path.exists():
                 message = f"Match saved to {path}. Continue it with: cardtui play --resume"
         self.exit(message)
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        if not self.ascii_only or not sub_title:
+            return super().format_title(title, sub_title)
+        return Content.assemble(Content(title), (" - ", "dim"), Content(sub_title).stylize("dim"))
 
     def get_key_display(self, binding: Binding) -> str:
         # Terminals without Unicode get words for the arrow, enter and space symbols.

@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import IllegalMove
+from engine.errors import IllegalMove, RecordError
 from engine.games import game_named
 from engine.zodiak import SIGNS, parse_sign
 from netplay.machine import data_dir
@@ -70,8 +70,10 @@ def new_match(options: MatchOptions) -> LocalMatch:
     rng = random.Random(seed)
     signs = game_named(options.game).uses_signs
     seats = [SeatInfo(options.name.strip(), parse_sign(options.sign) if signs else None)]
+    free = [s for s in SIGNS if s != parse_sign(options.sign)]
+    rng.shuffle(free)
     for i in range(1, options.players):
-        sign = rng.choice(SIGNS) if signs else None
+        sign = free[i - 1] if signs else None  # every seat its own sign
         kind = options.bots[(i - 1) % len(options.bots)]
         seats.append(SeatInfo(BOT_NAMES[i - 1], sign, kind))
     return LocalMatch.new(options.game, seats, my_seat=0, seed=seed, delay=options.speed,
@@ -83,4 +85,8 @@ def resume_match(speed: float = DEFAULT_SPEED) -> LocalMatch:
     path = save_path()
     if not path.exists():
         raise FileNotFoundError(f"no saved match at {path}: start one with `cardtui play zodiak`")
-    return LocalMatch.resume(path, delay=speed)
+    try:
+        return LocalMatch.resume(path, delay=speed)
+    except (RecordError, ValueError, KeyError, TypeError) as exc:
+        raise RecordError(f"the saved match {path} cannot be read ({exc}): move it away to"
+                          " start afresh") from exc

@@ -9,6 +9,7 @@ refused, so other web sites cannot drive sessions in a visitor's browser.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hmac
@@ -89,13 +90,14 @@ class WebDoor:
 
     def __init__(self, command: Callable[[str], Sequence[str]], environment: dict[str, str],
                  sessions: SessionCounter, throttle: LoginThrottle, password: str | None,
-                 origins: Sequence[str]) -> None:
+                 origins: Sequence[str], idle_timeout: float = 30 * 60) -> None:
         self.command = command
         self.environment = environment
         self.sessions = sessions
         self.throttle = throttle
         self.password = password
         self.origins = {origin.rstrip("/").lower() for origin in origins}
+        self.idle_timeout = idle_timeout
         self._downloads = DownloadManager()
 
     def app(self) -> web.Application:
@@ -151,11 +153,23 @@ class WebDoor:
             self.environment, shlex.join(self.command(name)), write_bytes=socket.send_bytes,
             write_str=socket.send_str, close=socket.close, download_manager=self._downloads)
         await program.start(width, height)
+        loop = asyncio.get_running_loop()
+        last_input = [loop.time()]
+
+        async def close_when_idle() -> None:
+            while (quiet := loop.time() - last_input[0]) < self.idle_timeout:
+                await asyncio.sleep(self.idle_timeout - quiet)
+            await socket.close(message=b"closed after a while without input")
+
+        watchdog = asyncio.create_task(close_when_idle())
         try:
             async for message in socket:
                 if message.type is WSMsgType.TEXT:
+                    if message.data.startswith('["stdin"'):
+                        last_input[0] = loop.time()
                     await _relay(message.data, program, socket)
         finally:
+            watchdog.cancel()
             await program.stop()
         return socket
 

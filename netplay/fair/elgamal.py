@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from netplay.fair.commit import Blame, FairnessError, require_bytes
 from netplay.fair.group import BASE, POINT_SIZE, Point, Scalar, base_times, hash_to_point
@@ -42,6 +43,7 @@ class Ciphertext:
         return Ciphertext(self.a + base_times(randomness), self.b + joint_key * randomness)
 
 
+@lru_cache(maxsize=256)
 def card_point(card: str) -> Point:
     """The group element that stands for `card` (its text form, such as "QH" or "10S")."""
     return hash_to_point("card", card.encode())

@@ -124,13 +124,31 @@ class Identity:
         return box
 
 
+CARD_FIELD_SIZE = 16
+"""A sealed card's text is padded to this many bytes, so no card is longer than another ("10S")."""
+
+
 def seal_card(
     dealer: Identity, seat: PublicIdentity, room: str, round_no: int, card: CardOpening
 ) -> bytes:
     """Encrypt one card and its opening from the dealer to one seat, bound to room and round."""
     check_context(room, round_no, card.epoch, DEALER)
-    plaintext = encode_parts("sealed-card", room, round_no, *card.to_wire())
+    text = card.card.encode("utf-8")
+    if len(text) > CARD_FIELD_SIZE:
+        raise FairnessError(LOCAL, f"a card's text must be at most {CARD_FIELD_SIZE} bytes")
+    padding = bytes(CARD_FIELD_SIZE - len(text))
+    # Signed inside the box: a Box key is shared by both ends, so without the dealer's
+    # signature the seat could have made the box itself and it would prove nothing.
+    signature = dealer.sign(_sealed_card_statement(seat, room, round_no, card))
+    plaintext = encode_parts("sealed-card", room, round_no, *card.to_wire(), padding, signature)
     return bytes(dealer.box_with(seat, DEALER).encrypt(plaintext))
+
+
+def _sealed_card_statement(
+    seat: PublicIdentity, room: str, round_no: int, card: CardOpening
+) -> bytes:
+    """What the dealer signs inside a sealed card: the card, where it lies, and who gets it."""
+    return encode_parts("sealed-card-signature", seat.to_bytes(), room, round_no, *card.to_wire())
 
 
 def open_card(
@@ -152,10 +170,21 @@ def open_card(
             blamed, "a sealed card could not be opened with the dealer's key"
         ) from None
     parts = decode_parts(plaintext, blamed)
-    if len(parts) != 7 or parts[0] != "sealed-card":
+    if (len(parts) != 9 or parts[0] != "sealed-card" or not _pads(parts[5], parts[7])
+            or not isinstance(parts[8], bytes)):
         raise FairnessError(blamed, "a sealed card has the wrong layout")
     if parts[1] != room or parts[2] != round_no:
         raise FairnessError(
             blamed, f"a sealed card was for room {parts[1]!r:.40} round {parts[2]!r:.20}"
         )
-    return CardOpening.from_wire(parts[3:], blamed)
+    card = CardOpening.from_wire(parts[3:7], blamed)
+    statement = _sealed_card_statement(seat.public, room, round_no, card)
+    if not dealer.verify(statement, parts[8]):
+        raise FairnessError(blamed, "a sealed card does not carry the dealer's signature")
+    return card
+
+
+def _pads(card: object, padding: object) -> bool:
+    """Whether `padding` is the zero bytes that make `card`'s text CARD_FIELD_SIZE long."""
+    return (isinstance(card, str) and isinstance(padding, bytes)
+            and padding == bytes(CARD_FIELD_SIZE - len(card.encode("utf-8"))))

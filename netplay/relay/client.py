@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import collections
+import errno
+import logging
+import os
+import ssl
 from typing import Self
 
 import aiohttp
@@ -10,6 +16,7 @@ from yarl import URL
 from netplay.messages import (
     MAX_RELAY_BODY,
     RELAY_EVENTS,
+    Admit,
     Enter,
     Entered,
     Open,
@@ -22,14 +29,29 @@ from netplay.messages import (
     decode,
     encode,
 )
+from netplay.relay.guard import TokenBucket
+
+log = logging.getLogger("cardtui.relay.client")
 
 DEFAULT_PORT = 7777
 # The relay forwards bodies up to its frame limit plus a small envelope; accept generously.
 CLIENT_MAX_MESSAGE_BYTES = MAX_RELAY_BODY + 1024
+CONNECT_SECONDS = 15.0
+# An honest client stays well inside the relay's allowance, so that a few messages bunched
+# up on the way (a busy network, a paused process) still arrive inside its burst.
+PACE_RATE_SHARE = 0.8
+PACE_BURST_SHARE = 0.5
+DEFAULT_RATE, DEFAULT_BURST = 100.0, 200.0  # the relay's defaults, until it says otherwise
+RESEND_LIMIT = 5  # times one refused message is sent again before its refusal is passed on
+SENT_KEPT = 512  # messages remembered, so one the relay refused as rate_limited can be resent
 
 
 class RelayRefused(ProtocolError):
     """The relay answered with an error message instead of doing what was asked."""
+
+
+class RelayUnreachable(ConnectionError):
+    """No relay answered at that address (name unknown, nothing listening, TLS refused...)."""
 
 
 class RelayClosed(ConnectionError):
@@ -59,6 +81,14 @@ def relay_url(text: str) -> str:
     return str(URL.build(scheme=url.scheme, host=url.host, port=port, path=path))
 
 
+def client_tls(ca_file: str | None) -> ssl.SSLContext:
+    """The TLS context for wss:// relays: the system's trusted roots, or those in `ca_file`."""
+    context = ssl.create_default_context()
+    if ca_file:
+        context.load_verify_locations(cafile=ca_file)
+    return context
+
+
 class RelayConnection:
     """One conn in one relay room: send bodies, receive stamped frames and room events."""
 
@@ -77,6 +107,15 @@ class RelayConnection:
         self.room: str = answer.room
         self.conn: int = answer.conn
         self.host_secret: bytes | None = answer.host_secret if isinstance(answer, Opened) else None
+        rate, burst = answer.rate, answer.burst
+        if rate is None or burst is None or not (rate > 0 and burst >= 1):
+            rate, burst = DEFAULT_RATE, DEFAULT_BURST
+        self._rate = float(rate)
+        self._pace = TokenBucket(rate * PACE_RATE_SHARE, max(1.0, burst * PACE_BURST_SHARE),
+                                 stamp=asyncio.get_running_loop().time())
+        self._sent = 1  # the hello was message 0
+        self._kept: collections.deque[tuple[int, bytes, int]] = collections.deque(maxlen=SENT_KEPT)
+        self.resent = 0  # messages sent again after a rate_limited refusal
 
     @classmethod
     async def open_room(
@@ -85,17 +124,19 @@ class RelayConnection:
         room: str | None = None,
         host_secret: bytes | None = None,
         session: aiohttp.ClientSession | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> RelayConnection:
         """Open a new room as its host, or reclaim `room` with its `host_secret`."""
         hello = Open(room=room, host_secret=host_secret if room is not None else None)
-        return await cls._connect(url, hello, Opened, session)
+        return await cls._connect(url, hello, Opened, session, tls)
 
     @classmethod
     async def enter(
-        cls, url: str, code: str | None = None, session: aiohttp.ClientSession | None = None
+        cls, url: str, code: str | None = None, session: aiohttp.ClientSession | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> RelayConnection:
         """Enter the room with `code` as a seat (None: the relay's only room, in host mode)."""
-        return await cls._connect(url, Enter(room=code), Entered, session)
+        return await cls._connect(url, Enter(room=code), Entered, session, tls)
 
     @classmethod
     async def _connect(
@@ -104,16 +145,30 @@ class RelayConnection:
         hello: Open | Enter,
         expected: type[Opened | Entered],
         session: aiohttp.ClientSession | None,
+        tls: ssl.SSLContext | None,
     ) -> RelayConnection:
         owns_session = session is None
         session = session or aiohttp.ClientSession()
         ws: aiohttp.ClientWebSocketResponse | None = None
+        target = relay_url(url)
         try:
-            ws = await session.ws_connect(
-                relay_url(url), max_msg_size=CLIENT_MAX_MESSAGE_BYTES, autoping=True
-            )
-            await ws.send_bytes(encode(hello))
-            answer = await _receive(ws)
+            try:
+                async with asyncio.timeout(CONNECT_SECONDS):
+                    ws = await session.ws_connect(
+                        target, max_msg_size=CLIENT_MAX_MESSAGE_BYTES, autoping=True,
+                        ssl=tls if tls is not None else True,
+                    )
+                    await ws.send_bytes(encode(hello))
+                    answer = await _receive(ws)
+            except TimeoutError:
+                raise RelayUnreachable(f"{target} did not answer within {CONNECT_SECONDS:g} s"
+                                       ) from None
+            except aiohttp.WSServerHandshakeError as exc:
+                raise RelayUnreachable(f"{target} is not a relay, or refused us"
+                                       f" (HTTP {exc.status}{': ' if exc.message else ''}"
+                                       f"{exc.message})") from None
+            except (aiohttp.ClientError, OSError) as exc:
+                raise RelayUnreachable(f"cannot reach {target}: {describe(exc)}") from None
             if isinstance(answer, Refused):
                 raise RelayRefused(answer.code, answer.message)
             if not isinstance(answer, expected):
@@ -132,21 +187,55 @@ class RelayConnection:
         return self.conn == 0
 
     @property
+    def close_code(self) -> int | None:
+        """The WebSocket close code, once closed."""
+        return self._ws.close_code
+
+    @property
     def closed(self) -> bool:
         """Whether the WebSocket is closed."""
         return self._ws.closed
 
     async def send(self, body: bytes, to: int | None = None) -> None:
         """Send an opaque body: a seat always reaches the host; the host one conn or all (None)."""
-        await self._ws.send_bytes(encode(Send(body=body, to=to)))
+        await self._write(encode(Send(body=body, to=to)))
 
     async def ping(self) -> None:
         """Ask the relay for a pong (it arrives through recv)."""
-        await self._ws.send_bytes(encode(Ping()))
+        await self._write(encode(Ping()))
+
+    async def admit(self, conn: int, watch: bool = False) -> None:
+        """As the host: vouch for `conn` as a seat (or a watcher), so the relay keeps it."""
+        await self._write(encode(Admit(conn=conn, watch=watch or None)))
+
+    async def _write(self, data: bytes, attempt: int = 0) -> None:
+        # Paced under the relay's rate, so that an honest client is never refused for speed.
+        delay = self._pace.wait(asyncio.get_running_loop().time())
+        if delay > 0.0:
+            await asyncio.sleep(delay)
+        self._kept.append((self._sent, data, attempt))
+        self._sent += 1
+        await self._ws.send_bytes(data)
 
     async def recv(self) -> RelayEvent:
-        """The next message from the relay (frame, arrived, departed, host_away, error, ...)."""
-        return await _receive(self._ws)
+        """The next message from the relay (frame, arrived, departed, host_away, error, ...).
+
+        A message the relay refused as `rate_limited` is sent again (paced) rather than
+        reported, up to RESEND_LIMIT times.
+        """
+        while True:
+            msg = await _receive(self._ws)
+            if not isinstance(msg, Refused) or msg.code != "rate_limited":
+                return msg
+            refused = next((kept for kept in self._kept if kept[0] == msg.seq), None)
+            if refused is None or refused[2] >= RESEND_LIMIT:
+                return msg
+            log.info("the relay refused message %s for speed; sending it again", refused[0])
+            self.resent += 1
+            # The pacer let this one through, so it is wrong about the relay's allowance just
+            # now (a paused process, a bunching network): wait a few of the relay's intervals.
+            await asyncio.sleep(2 * (refused[2] + 1) / self._rate)
+            await self._write(refused[1], refused[2] + 1)
 
     def __aiter__(self) -> RelayConnection:
         return self
@@ -168,6 +257,23 @@ class RelayConnection:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def describe(exc: BaseException) -> str:
+    """A network error in a few words, without the library's class names."""
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        return f"its TLS certificate is not trusted ({exc.certificate_error})"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        error = exc.os_error
+        if error.errno == errno.ECONNREFUSED:
+            return "connection refused (nothing listens at that address and port)"
+        return (os.strerror(error.errno) if isinstance(error.errno, int) and error.errno > 0
+                else error.strerror or str(error) or "connection failed")
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the relay closed the connection"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
 
 
 async def _receive(ws: aiohttp.ClientWebSocketResponse) -> RelayEvent:

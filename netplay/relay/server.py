@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import resource
 import secrets
+import ssl
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +14,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from netplay.messages import (
     RELAY_REQUESTS,
+    Admit,
     Arrived,
     Departed,
     Enter,
@@ -29,6 +32,7 @@ from netplay.messages import (
     decode,
     encode,
 )
+from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
 from netplay.relay.wire import new_room_code, parse_room_code
 
 HOST_CONN = 0
@@ -59,8 +63,25 @@ class RelayLimits:
     strikes_before_close: int = 20
     host_grace_seconds: float = 300.0
     idle_room_seconds: float = 3600.0
-    hello_timeout_seconds: float = 30.0
+    hello_timeout_seconds: float = 10.0
     max_send_backlog_bytes: int = 1 << 20
+    # What the host has not admitted (a seat or a watcher, after its game-level join) is
+    # pending: few per room, fewer per address, and dropped when not admitted in time.
+    max_pending_per_room: int = 12
+    max_pending_per_address: int = 4  # in one room
+    admit_timeout_seconds: float = 10.0
+    max_watchers_per_room: int = 32
+    # Per source address, whatever the number of its connections.
+    max_conns_per_address: int = 64
+    connections_per_second_per_address: float = 20.0
+    connection_burst_per_address: int = 40
+    max_rooms_per_address: int = 10
+    reads_per_second_per_address: float = 2000.0  # beyond it reading pauses; nothing is refused
+    read_burst_per_address: int = 4000
+    upgrade_timeout_seconds: float = 5.0  # TCP accept until the WebSocket upgrade is done
+    max_connections: int = 0  # 0: what the descriptor limit leaves, minus a reserve
+    exempt_addresses: frozenset[str] = frozenset()  # a server's own components, on loopback
+    log_interval_seconds: float = 10.0
 
     @property
     def transport_max_bytes(self) -> int:
@@ -78,36 +99,60 @@ class RelayStats:
     rooms_opened: int = 0
     closed_for_abuse: int = 0
     evicted_slow: int = 0
+    not_admitted: int = 0  # entered a room, never admitted by its host, dropped
 
 
 class Conn:
     """One WebSocket connection and what the relay knows about it."""
 
-    __slots__ = ("conn", "room", "stamp", "strikes", "tokens", "transport", "ws")
+    __slots__ = ("address", "admit_timer", "conn", "reads", "received", "role", "room", "stamp",
+                 "strikes", "tokens", "transport", "ws")
 
-    def __init__(self, ws: web.WebSocketResponse, transport: Any, burst: int, now: float) -> None:
+    def __init__(self, ws: web.WebSocketResponse, transport: Any, burst: int, now: float,
+                 address: str = "?", reads: TokenBucket | None = None) -> None:
         self.ws = ws
         self.transport = transport
+        self.address = address
+        self.reads = reads  # the address's shared budget (None: exempt)
         self.room: Room | None = None
         self.conn = -1
+        self.role = PENDING
+        self.admit_timer: asyncio.TimerHandle | None = None
         self.tokens = float(burst)
         self.stamp = now
         self.strikes = 0
+        self.received = 0  # messages read, so an error can say which one it refuses
+
+
+PENDING, SEAT, WATCHER = "pending", "seat", "watcher"
 
 
 class Room:
     """A room: its host (absent during a grace period), its seats and its bookkeeping."""
 
-    __slots__ = ("away_timer", "code", "host", "host_secret", "last_active", "next_conn", "seats")
+    __slots__ = ("away_timer", "code", "host", "host_secret", "last_active", "next_conn", "opener",
+                 "seats")
 
-    def __init__(self, code: str, now: float) -> None:
+    def __init__(self, code: str, now: float, opener: str = "") -> None:
         self.code = code
+        self.opener = opener
         self.host_secret = secrets.token_bytes(32)
         self.host: Conn | None = None
         self.seats: dict[int, Conn] = {}
         self.next_conn = 1
         self.last_active = now
         self.away_timer: asyncio.TimerHandle | None = None
+
+    def count(self, role: str, address: str | None = None) -> int:
+        """How many of the room's non-host conns have `role` (and come from `address`)."""
+        return sum(1 for c in self.seats.values()
+                   if c.role == role and (address is None or c.address == address))
+
+
+def descriptor_budget() -> int:
+    """Connections this process can hold, leaving a reserve for files, logs and listeners."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(16, (soft if soft != resource.RLIM_INFINITY else 1 << 20) - 64)
 
 
 class Relay:
@@ -121,6 +166,16 @@ class Relay:
         self.conns: set[Conn] = set()
         self.stats = RelayStats()
         self._background: set[asyncio.Future[Any]] = set()
+        self.book = AddressBook(
+            max_connections=limits.max_conns_per_address,
+            connections_per_second=limits.connections_per_second_per_address,
+            connection_burst=limits.connection_burst_per_address,
+            reads_per_second=limits.reads_per_second_per_address,
+            read_burst=limits.read_burst_per_address,
+            max_connections_total=limits.max_connections or descriptor_budget(),
+            exempt=limits.exempt_addresses,
+        )
+        self.guard = ConnectionGuard(self.book, limits.upgrade_timeout_seconds)
 
     def in_background(self, work: Any) -> None:
         """Run a coroutine without waiting for it, holding a reference until it ends."""
@@ -145,6 +200,13 @@ class Relay:
                     return
             else:
                 msg = await ws.receive()
+            conn.received += 1
+            if conn.reads is not None:
+                # The address's budget is shared by all its conns: past it, stop reading and
+                # let TCP hold the sender back, rather than spend the relay on a flood.
+                delay = conn.reads.wait(loop.time())
+                if delay > 0.0:
+                    await asyncio.sleep(delay)
             if msg.type is WSMsgType.BINARY:
                 try:
                     await self.dispatch(conn, msg.data, loop.time())
@@ -158,7 +220,8 @@ class Relay:
     async def reject(self, conn: Conn, err: ProtocolError) -> None:
         """Answer a refused message with an error; close the connection on a version or abuse."""
         self.stats.rejected += 1
-        await self.write(conn, encode(Refused(code=err.code, message=err.message[:1000])))
+        await self.write(conn, encode(Refused(code=err.code, message=err.message[:1000],
+                                              seq=conn.received - 1)))
         if err.code == "version":
             await conn.ws.close(code=CLOSE_VERSION, message=b"protocol version mismatch")
             return
@@ -172,6 +235,8 @@ class Relay:
     async def leave(self, conn: Conn) -> None:
         """Forget a closed connection and tell whoever needs to know."""
         self.conns.discard(conn)
+        if conn.admit_timer is not None:
+            conn.admit_timer.cancel()
         room = conn.room
         if room is None:
             return
@@ -183,6 +248,9 @@ class Relay:
                     self.limits.host_grace_seconds, self.expire_room, room
                 )
                 for seat in list(room.seats.values()):
+                    if seat.admit_timer is not None:  # its host cannot admit it while away
+                        seat.admit_timer.cancel()
+                        seat.admit_timer = None
                     await self.write(seat, _HOST_AWAY)
         elif room.seats.pop(conn.conn, None) is conn and room.host is not None:
             await self.write(room.host, encode(Departed(conn=conn.conn)))
@@ -214,8 +282,10 @@ class Relay:
             await self.write(conn, _PONG)
         elif isinstance(msg, Open):
             await self.on_open(conn, msg, now)
-        else:
+        elif isinstance(msg, Enter):
             await self.on_enter(conn, msg, now)
+        else:
+            self.on_admit(conn, msg)
 
     async def on_send(self, conn: Conn, msg: Send, now: float) -> None:
         """Stamp a body with its sender's conn and deliver it to the addressed conns."""
@@ -252,7 +322,12 @@ class Relay:
         if code_text is None:
             if len(self.rooms) >= self.max_rooms:
                 raise ProtocolError("too_many_rooms", "this relay is full; try again later")
-            room = Room(self.unused_code(), now)
+            if (conn.address not in self.limits.exempt_addresses
+                    and self.book.rooms_of(conn.address) >= self.limits.max_rooms_per_address):
+                raise ProtocolError("too_many_rooms", f"{self.limits.max_rooms_per_address} rooms"
+                                    " are open from your address already")
+            room = Room(self.unused_code(), now, conn.address)
+            self.book.room_opened(conn.address)
             self.rooms[room.code] = room
             self.stats.rooms_opened += 1
         else:
@@ -271,12 +346,18 @@ class Relay:
                 room.away_timer.cancel()
                 room.away_timer = None
         conn.room, conn.conn = room, HOST_CONN
+        conn.tokens = self.limits.burst * self.limits.host_rate_factor
         room.host = conn
         room.last_active = now
-        answer = Opened(room=room.code, conn=HOST_CONN, host_secret=room.host_secret)
+        factor = self.limits.host_rate_factor
+        answer = Opened(room=room.code, conn=HOST_CONN, host_secret=room.host_secret,
+                        rate=self.limits.messages_per_second * factor,
+                        burst=self.limits.burst * factor)
         await self.write(conn, encode(answer))
         if code_text is not None:
             for seat in list(room.seats.values()):
+                if seat.role == PENDING:
+                    self.arm_admit_timer(seat)
                 await self.write(seat, _HOST_BACK)
 
     async def on_enter(self, conn: Conn, msg: Enter, now: float) -> None:
@@ -290,18 +371,62 @@ class Relay:
             room = next(iter(self.rooms.values()))
         else:
             raise ProtocolError("no_such_room", "this relay serves many rooms: give the room code")
-        if len(room.seats) >= self.limits.max_conns_per_room - 1:
-            raise ProtocolError("room_full", f"the room has {len(room.seats)} seats taken")
+        limits = self.limits
+        if room.count(PENDING) >= limits.max_pending_per_room:
+            raise ProtocolError("room_full", "too many connections are waiting to join this room;"
+                                " try again in a few seconds")
+        if (conn.address not in limits.exempt_addresses
+                and room.count(PENDING, conn.address) >= limits.max_pending_per_address):
+            raise ProtocolError("room_full", "your address has connections waiting to join this"
+                                " room already; try again in a few seconds")
         number = room.next_conn
         room.next_conn += 1
-        conn.room, conn.conn = room, number
+        conn.room, conn.conn, conn.role = room, number, PENDING
         room.seats[number] = conn
         room.last_active = now
-        await self.write(conn, encode(Entered(room=room.code, conn=number)))
+        await self.write(conn, encode(Entered(room=room.code, conn=number,
+                                              rate=limits.messages_per_second,
+                                              burst=limits.burst)))
         if room.host is None:
             await self.write(conn, _HOST_AWAY)
         else:
+            self.arm_admit_timer(conn)
             await self.write(room.host, encode(Arrived(conn=number)))
+
+    def on_admit(self, conn: Conn, msg: Admit) -> None:
+        """The host vouches for a conn: a seat, or (with `watch`) a watcher; no answer."""
+        room = conn.room
+        if room is None or room.host is not conn:
+            raise ProtocolError("not_allowed", "only a room's host admits its conns")
+        number = msg.conn
+        watch = msg.watch is True
+        target = room.seats.get(number)
+        if target is None:
+            raise ProtocolError("no_such_conn", f"conn {number} is not in the room")
+        role = WATCHER if watch else SEAT
+        if target.role == role:
+            return
+        cap = (self.limits.max_watchers_per_room if watch
+               else self.limits.max_conns_per_room - 1)
+        if room.count(role) >= cap:
+            raise ProtocolError("room_full", f"the room holds {cap} {role}s already")
+        target.role = role
+        if target.admit_timer is not None:
+            target.admit_timer.cancel()
+            target.admit_timer = None
+
+    def arm_admit_timer(self, conn: Conn) -> None:
+        """Give a pending conn admit_timeout_seconds of its host's presence to be admitted."""
+        if conn.admit_timer is None:
+            conn.admit_timer = asyncio.get_running_loop().call_later(
+                self.limits.admit_timeout_seconds, self.admit_expired, conn)
+
+    def admit_expired(self, conn: Conn) -> None:
+        """Drop a conn its host did not admit in time (it entered but never joined)."""
+        conn.admit_timer = None
+        if conn.role == PENDING and conn.room is not None and conn.room.host is not None:
+            self.stats.not_admitted += 1
+            self.in_background(conn.ws.close(code=CLOSE_ABUSE, message=b"not admitted in time"))
 
     # -- rooms -----------------------------------------------------------------------------
 
@@ -337,6 +462,7 @@ class Relay:
         """Remove a room and close every conn still in it."""
         if self.rooms.get(room.code) is room:
             del self.rooms[room.code]
+            self.book.room_closed(room.opener)
         if room.away_timer is not None:
             room.away_timer.cancel()
         members = list(room.seats.values()) + ([room.host] if room.host else [])
@@ -384,20 +510,38 @@ async def websocket_handler(request: web.Request) -> web.StreamResponse:
     relay = request.app[RELAY_KEY]
     limits = relay.limits
     ws = web.WebSocketResponse(max_msg_size=limits.transport_max_bytes, compress=False)
-    await ws.prepare(request)
     transport = request.transport
+    guarded = transport is not None and transport in relay.guard.open
+    address = request.remote or "?"
+    loop = asyncio.get_running_loop()
+    if not guarded:
+        # Served behind another site (`cardtui serve`): count it here, from the upgrade on.
+        refusal = relay.book.connect(address, loop.time())
+        if refusal is not None:
+            raise web.HTTPTooManyRequests(text=refusal + "\n")
+    try:
+        await ws.prepare(request)
+    except BaseException:
+        if not guarded:
+            relay.book.disconnect(address, loop.time())
+        raise
+    relay.guard.upgraded(transport)
     if transport is not None:
         # A high-water mark above the eviction threshold keeps a slow reader from blocking
         # its room: `write` cuts it off before aiohttp would wait for it to drain.
         transport.set_write_buffer_limits(
             high=limits.max_send_backlog_bytes * 2 + limits.transport_max_bytes * 2
         )
-    conn = Conn(ws, transport, limits.burst, asyncio.get_running_loop().time())
+    entry = relay.book.addresses.get(address)
+    conn = Conn(ws, transport, limits.burst, loop.time(), address,
+                entry.reads if entry is not None else None)
     relay.conns.add(conn)
     try:
         await relay.serve(conn)
     finally:
         await relay.leave(conn)
+        if not guarded:
+            relay.book.disconnect(address, loop.time())
     return ws
 
 
@@ -431,10 +575,11 @@ def make_relay_app(limits: RelayLimits = RelayLimits(), single_room: bool = Fals
 class RunningRelay:
     """A relay listening on a TCP port, with its address and its counters."""
 
-    def __init__(self, runner: web.AppRunner, host: str, port: int) -> None:
+    def __init__(self, runner: web.AppRunner, host: str, port: int, tls: bool = False) -> None:
         self.runner = runner
         self.host = host
         self.port = port
+        self.tls = tls
 
     @property
     def relay(self) -> Relay:
@@ -450,11 +595,49 @@ class RunningRelay:
     def url(self) -> str:
         """The WebSocket URL clients connect to, e.g. ws://127.0.0.1:7777/ws."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"ws://{host}:{self.port}/ws"
+        return f"{'wss' if self.tls else 'ws'}://{host}:{self.port}/ws"
 
     async def close(self) -> None:
         """Close every socket and stop listening."""
         await self.runner.cleanup()
+
+
+class RelaySite(web.BaseSite):
+    """A TCP site whose connections pass the relay's ConnectionGuard before aiohttp sees them."""
+
+    __slots__ = ("_guard", "_host", "_port")
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, guard: ConnectionGuard,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
+        super().__init__(runner, ssl_context=ssl_context, backlog=1024)
+        self._guard = guard
+        self._host = host
+        self._port = port
+
+    @property
+    def name(self) -> str:
+        """The site's URL, for aiohttp's own messages."""
+        scheme = "https" if self._ssl_context else "http"
+        return f"{scheme}://{self._host}:{self._port}"
+
+    async def start(self) -> None:
+        """Listen, wrapping every accepted connection in the guard."""
+        await super().start()
+        server = self._runner.server
+        assert server is not None
+        # A TLS handshake happens before the guard counts the connection: give it the same
+        # deadline as an upgrade, so a half-open handshake cannot hold a descriptor for long.
+        handshake = self._guard.upgrade_seconds if self._ssl_context else None
+        self._server = await asyncio.get_running_loop().create_server(
+            self._guard.wrap(server), self._host, self._port, ssl=self._ssl_context,
+            backlog=self._backlog, reuse_address=True, ssl_handshake_timeout=handshake)
+
+
+def tls_context(cert: str, key: str) -> ssl.SSLContext:
+    """A server TLS context from a certificate chain and its private key (PEM files)."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    return context
 
 
 async def start_relay(
@@ -462,16 +645,17 @@ async def start_relay(
     port: int = 0,
     limits: RelayLimits = RelayLimits(),
     single_room: bool = False,
+    tls: ssl.SSLContext | None = None,
 ) -> RunningRelay:
     """Start a relay on host:port (0 = any free port) in the running event loop."""
     runner = web.AppRunner(
         make_relay_app(limits, single_room), handle_signals=False, shutdown_timeout=5.0
     )
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = RelaySite(runner, host, port, runner.app[RELAY_KEY].guard, tls)
     try:
         await site.start()
     except BaseException:
         await runner.cleanup()
         raise
-    return RunningRelay(runner, host, runner.addresses[0][1])
+    return RunningRelay(runner, host, runner.addresses[0][1], tls is not None)

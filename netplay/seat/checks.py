@@ -5,6 +5,7 @@ docs/FAIRNESS.md says what each check proves and whom a failure blames.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from engine import zodiak
@@ -38,6 +39,8 @@ from netplay.protocol import (
     inner,
     nonce_sender,
     pack,
+    read_number,
+    read_numbers,
 )
 from netplay.protocol import field as get_field
 from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
@@ -266,6 +269,7 @@ class ClientChecks:
             if nonce is None:
                 return  # lost with an earlier process: this seat forfeits the shuffle
             self._sent.add(("n", number, epoch))
+            self._revealing(self._nonce_key(number, epoch))
             upcoming = [(number, epoch + 1)] if game_named(self.game).reshuffles else []
             seen = [number - 1, self._digests[number - 1]] if number - 1 in self._digests else None
             self._sign("nonce", "nonce", round=number, epoch=epoch, nonce=bytes.fromhex(nonce),
@@ -278,12 +282,23 @@ class ClientChecks:
         # at another would let that dealer know this seat's share before committing its seed.
         return f"{self.table} {number}/{epoch}"
 
+    def _revealing(self, key: str) -> None:
+        """Note, before it leaves, that a nonce is public: it is never committed to again."""
+        if key not in self.identity.revealed:
+            self.identity.revealed.add(key)
+            self.identity.save(self.identity_path)
+
     def _commitment(self, number: int, epoch: int) -> bytes:
         key = self._nonce_key(number, epoch)
-        if key not in self.identity.nonces:
+        # A host that asks again for a shuffle whose nonce this seat revealed (it repeated a
+        # table id, or replays an old table) gets a commitment to a fresh nonce, never to one
+        # it already knows, so it cannot grind a deck in advance.
+        if key not in self.identity.nonces or key in self.identity.revealed:
             self.identity.nonces = {k: v for k, v in self.identity.nonces.items()
                                     if k.startswith(f"{self.table} ")
                                     and int(k.split(" ")[-1].split("/")[0]) >= number - 1}
+            self.identity.revealed = {k for k in self.identity.revealed
+                                      if k in self.identity.nonces and k != key}
             self.identity.nonces[key] = new_secret().hex()
             self.identity.save(self.identity_path)  # a restarted seat can still reveal it
         assert self.my_seat is not None
@@ -312,7 +327,7 @@ class ClientChecks:
         if players != len(self.ids):
             raise FairnessError(DEALER, f"dealt for {players} players at a table of"
                                 f" {len(self.ids)}")
-        scores = get_field(msg, "scores", list)
+        scores = read_numbers(msg.get("scores"), "'scores' of a deal")
         signs = get_field(msg, "signs", list, optional=True) or []
         layout = deal_layout(self.game, players)
         cards = get_field(msg, "cards", list)
@@ -343,6 +358,7 @@ class ClientChecks:
             raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
         ledger.start = (dealer, list(scores), list(signs), players)
         self.view, self.round_number = state, ledger.number
+        self.turn_since = time.monotonic()
         if not self._started_match:
             self._started_match = True
             self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
@@ -351,7 +367,7 @@ class ClientChecks:
 
     def _on_round_end(self, msg: dict[str, Any]) -> None:
         view, ledger = self.view, self._ledger(get_field(msg, "round", int))
-        scores = get_field(msg, "scores", list)
+        scores = read_numbers(msg.get("scores"), "'scores' of a round's end")
         winner = get_field(msg, "winner", int, optional=True)
         if view is not None and self.trusted and (not view.round_over
                                                   or list(view.scores) != scores):
@@ -370,5 +386,5 @@ class ClientChecks:
         self.verdicts.append(verdict)
         self.emit(Notice(verdict, "error" if failures else "info"))
         self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
-                             get_field(msg, "points", int), tuple(scores),
+                             read_number(msg.get("points"), "'points'"), tuple(scores),
                              str(msg.get("summary", ""))[:200]))

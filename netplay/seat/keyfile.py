@@ -19,7 +19,8 @@ class SeatIdentity:
 
     token: bytes | None = None
     key: Identity = field(default_factory=Identity.generate)
-    nonces: dict[str, str] = field(default_factory=dict)  # "round/epoch" -> hex
+    nonces: dict[str, str] = field(default_factory=dict)  # "table round/epoch" -> hex
+    revealed: set[str] = field(default_factory=set)  # keys of nonces already revealed: never reused
 
     @classmethod
     def load(cls, path: Path | None) -> SeatIdentity:
@@ -28,7 +29,8 @@ class SeatIdentity:
             try:
                 data = json.loads(path.read_text())
                 return cls(bytes.fromhex(data["token"]) if data.get("token") else None,
-                           Identity(bytes.fromhex(data["key"])), dict(data.get("nonces", {})))
+                           Identity(bytes.fromhex(data["key"])), dict(data.get("nonces", {})),
+                           {str(key) for key in data.get("revealed", [])})
             except (ValueError, KeyError, TypeError, FairnessError):
                 log.warning("ignoring unreadable seat file %s", path)
         return cls()
@@ -39,4 +41,5 @@ class SeatIdentity:
             return
         # Written whole: a seat killed mid-write must still find its seat and key.
         write_private(path, json.dumps({"token": self.token.hex() if self.token else None,
-                                        "key": self.key.seed.hex(), "nonces": self.nonces}))
+                                        "key": self.key.seed.hex(), "nonces": self.nonces,
+                                        "revealed": sorted(self.revealed)}))

@@ -18,6 +18,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import ssl
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,18 +40,22 @@ from netplay.fair import (
     SignedMessage,
     TranscriptChain,
 )
+from netplay.fair.fingerprint import host_matches, table_fingerprint
 from netplay.messages import Frame, HostAway, HostBack, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
+    MAX_TABLE_ID,
     ChainHead,
     RoundLedger,
     card_of,
     clean_name,
     draw_positions,
     inner,
+    join_proof_digest,
     pack,
     parse_move,
     played_cards,
     public_identity,
+    read_numbers,
     unpack,
 )
 from netplay.protocol import field as get_field
@@ -56,6 +63,7 @@ from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
 from netplay.seat.checks import ClientChecks
 from netplay.seat.keyfile import SeatIdentity
 from netplay.session.events import (
+    Event,
     GameSession,
     MatchEnded,
     Move,
@@ -70,6 +78,9 @@ __all__ = ["RemoteSession", "SeatIdentity", "play_as_bot"]
 log = logging.getLogger("cardtui.client")
 BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
+MAX_TURN_SECONDS = 86_400
+RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
+ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not coming back
 
 
 @dataclass
@@ -84,7 +95,12 @@ class RemoteSession(ClientChecks, GameSession):
     owner: bytes | None = None
     identity_path: Path | None = None
     result_path: Path | None = None
+    tls: ssl.SSLContext | None = None
     identity: SeatIdentity = field(default_factory=SeatIdentity)
+    expect: str | None = None  # the host fingerprint a person was given (`join --expect`)
+    refused: str | None = None  # why this seat left a table it did not expect
+    _checking_host: bool = False
+    _rejoin: bool = False  # joined as a watcher until the host's key is the expected one
     view: Round | None = None
     round_number: int = 0
     seats: tuple[SeatInfo, ...] = ()
@@ -95,6 +111,7 @@ class RemoteSession(ClientChecks, GameSession):
     table: str = ""
     host_id: PublicIdentity | None = None
     ids: list[PublicIdentity | None] = field(default_factory=list)
+    lobby_ids: list[PublicIdentity | None] | None = None  # each seat's key in the last lobby
     chain: TranscriptChain | None = None
     chain_no: int = -1
     phase: str = "marker"  # marker: waiting for a resync; catchup: replaying; live
@@ -110,8 +127,12 @@ class RemoteSession(ClientChecks, GameSession):
     _task: asyncio.Task | None = None
     _started_match: bool = False
     is_owner: bool = False
+    turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
+    turn_since: float | None = None  # when this client saw the current turn begin
+    gone: str | None = None  # why the session ended for good without a result
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
+    _retry: asyncio.Task | None = None
 
     async def start(self) -> None:
         """Connect, take a seat, and keep the connection alive in the background (once)."""
@@ -119,8 +140,19 @@ class RemoteSession(ClientChecks, GameSession):
             return
         self.identity = SeatIdentity.load(self.identity_path)
         self._http = aiohttp.ClientSession()
-        await self._connect()
+        try:
+            await self._connect()
+        except BaseException:
+            await self._shutdown_connection()
+            raise
         self._task = asyncio.create_task(self._run())
+
+    def fingerprint(self) -> str:
+        """The table fingerprint of the keys this seat was shown ("" before the welcome)."""
+        if self.host_id is None or not self.table:
+            return ""
+        seats = self.lobby_ids if self.lobby_ids is not None else self.ids
+        return table_fingerprint(self.table, self.host_id, seats)
 
     async def wait_seated(self, timeout: float = 10.0) -> None:
         """Wait until the host has answered the join."""
@@ -128,13 +160,20 @@ class RemoteSession(ClientChecks, GameSession):
 
     async def _connect(self) -> None:
         assert self._http is not None
-        self._conn = await RelayConnection.enter(self.url, self.room, session=self._http)
+        self._conn = await RelayConnection.enter(self.url, self.room, session=self._http,
+                                                 tls=self.tls)
         self.room = self._conn.room
         await self._send_join()
 
     async def _send_join(self) -> None:
+        await self._send(self._join_body(None))
+
+    def _join_body(self, proof: bytes | None) -> bytes:
+        """A `join`; `proof` signs the host's challenge (docs/PROTOCOL.md G3)."""
+        # With --expect, first only watch: take no seat from a host that is not the one expected.
+        self._checking_host = self.expect is not None and self.host_id is None and not self.watch
         join: dict[str, Any] = {"name": self.name, "id": self.identity.key.public.to_bytes(),
-                                "watch": self.watch, "c": self.chain_no,
+                                "watch": self.watch or self._checking_host, "c": self.chain_no,
                                 "n": self._have()}
         if self.sign:
             join["sign"] = self.sign
@@ -142,8 +181,10 @@ class RemoteSession(ClientChecks, GameSession):
             join["token"] = self.identity.token
         if self.owner:
             join["owner"] = self.owner
+        if proof is not None:
+            join["proof"] = proof
         self.phase, self._sent = "marker", set()
-        await self._send(pack("join", **join))
+        return pack("join", **join)
 
     async def _run(self) -> None:
         delay = BACKOFF_START
@@ -153,26 +194,40 @@ class RemoteSession(ClientChecks, GameSession):
                 async for msg in self._conn:
                     delay = BACKOFF_START
                     await self._on_relay(msg)
-                    if self.result is not None:
+                    if self.result is not None or self.closed:
                         break
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
             if self.closed or self.result is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
-            while not self.closed:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, BACKOFF_MAX)
-                try:
-                    await self._connect()
-                    self.emit(Notice("reconnected"))
-                    break
-                except RelayRefused as exc:
-                    self.emit(Notice(f"the relay refused: {exc.message}", "error"))
-                except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError):
-                    continue
+            if not await self._reconnect(delay):
+                break
         await self._shutdown_connection()
         self.closed = True
+        if self.gone is not None:
+            self.emit(Notice(self.gone, "error"))  # also wakes a reader waiting for events
+
+    async def _reconnect(self, delay: float) -> bool:
+        """Try to get back into the room, saying why each try failed; False: the room is gone."""
+        missing = 0
+        while not self.closed:
+            await asyncio.sleep(delay)
+            try:
+                await self._connect()
+                self.emit(Notice("reconnected"))
+                return True
+            except RelayRefused as exc:
+                missing = missing + 1 if exc.code == "no_such_room" else 0
+                if missing >= ROOM_GONE_TRIES:
+                    self.gone = "the room is gone: its host did not come back in time"
+                    return False
+                why = f"the relay refused: {exc.message}"
+            except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError) as exc:
+                why = f"reconnecting failed: {exc}"
+            delay = min(delay * 2, BACKOFF_MAX)
+            self.emit(Notice(f"{why}; trying again in {delay:g} s", "warning"))
+        return False
 
     async def _on_relay(self, msg: RelayEvent) -> None:
         if isinstance(msg, Frame):
@@ -188,6 +243,9 @@ class RemoteSession(ClientChecks, GameSession):
             outgoing, self._out = self._out, []
             for body in outgoing:
                 await self._send(body)
+            if self._rejoin:
+                self._rejoin = False
+                await self._send_join()
         elif isinstance(msg, HostAway):
             self.emit(Notice("the host is away; waiting for it to come back", "warning"))
         elif isinstance(msg, HostBack):
@@ -198,11 +256,19 @@ class RemoteSession(ClientChecks, GameSession):
 
     def _on_game_message(self, msg: dict[str, Any]) -> None:
         handler = {"welcome": self._on_welcome, "resync": self._on_resync,
+                   "challenge": self._on_challenge,
                    "synced": self._on_synced, "s": self._on_signed,
                    "error": self._on_error}.get(msg["t"])
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
         handler(msg)
+
+    def _on_challenge(self, msg: dict[str, Any]) -> None:
+        nonce, table = get_field(msg, "nonce", bytes), get_field(msg, "table", str)
+        if len(nonce) != 32 or len(table) > MAX_TABLE_ID:
+            raise ProtocolError("bad_frame", "a challenge is 32 bytes and a table id")
+        proof = self.identity.key.sign(join_proof_digest(table, nonce))
+        self._out.append(self._join_body(proof))
 
     def _on_welcome(self, msg: dict[str, Any]) -> None:
         self.my_seat = get_field(msg, "seat", int, optional=True)
@@ -210,12 +276,24 @@ class RemoteSession(ClientChecks, GameSession):
         self.game = get_field(msg, "game", str)
         self.target = get_field(msg, "target", int)
         self.is_owner = msg.get("owner") is True
+        limit = get_field(msg, "turn_seconds", int, optional=True)
+        self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.get("host"))
+        if self.expect is not None and not host_matches(self.expect, host):
+            self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"
+                            " this is not the table you were told to expect")
+            self.closed = True
+            self.emit(Notice(self.refused, "error"))
+            self._welcome.set()
+            return
         if self.host_id is not None and host != self.host_id:
             self._fault(FairnessError(DEALER, "the host now signs with another key"))
         self.table, self.host_id = get_field(msg, "table", str), host
         self.ids = [public_identity(i) if i is not None else None
                     for i in get_field(msg, "ids", list)]
+        if self._checking_host and self.my_seat is None:
+            self._rejoin = True  # the host is the expected one: now take a seat from it
+            return
         if token:
             self.identity.token = token
             self.identity.save(self.identity_path)
@@ -234,6 +312,7 @@ class RemoteSession(ClientChecks, GameSession):
 
     def _on_lobby(self, msg: dict[str, Any]) -> None:
         seats = []
+        lobby_ids: list[PublicIdentity | None] = []
         for s in get_field(msg, "seats", list):
             if not isinstance(s, dict):
                 raise ProtocolError("bad_frame", "a lobby seat must be a map")
@@ -243,8 +322,10 @@ class RemoteSession(ClientChecks, GameSession):
                                   bot if bot in BOT_KINDS else None,
                                   s.get("connected") is True, s.get("ready") is True))
             index, ident = s.get("seat"), s.get("id")
+            lobby_ids.append(public_identity(ident) if ident is not None else None)
             if type(index) is int and 0 <= index < len(self.ids) and ident is not None:
                 self.ids[index] = public_identity(ident)  # keys of the next chain
+        self.lobby_ids = lobby_ids
         self.seats = tuple(seats)
         self.emit(SeatsChanged(self.seats))
 
@@ -255,7 +336,21 @@ class RemoteSession(ClientChecks, GameSession):
         self.emit(Notice(f"{name}: {text}", "chat"))
 
     def _on_error(self, msg: dict[str, Any]) -> None:
-        self.emit(Notice(f"the host refused: {msg.get('message')}", "warning"))
+        self.emit(Notice(f"the host refused: {str(msg.get('message'))[:200]}", "warning"))
+        if msg.get("code") == "rate_limited" and self.phase == "marker" and self._retry is None:
+            self._retry = asyncio.create_task(self._ask_again())
+
+    async def _ask_again(self) -> None:
+        """Join or sync again once the host's budget for us has refilled (PROTOCOL.md G3)."""
+        try:
+            await asyncio.sleep(RESYNC_RETRY_SECONDS)
+            if self.phase == "marker" and not self.closed:
+                if self._welcome.is_set():
+                    await self._send(pack("sync", c=self.chain_no, n=self._have()))
+                else:
+                    await self._send_join()
+        finally:
+            self._retry = None
 
     # -- the moves -----------------------------------------------------------------
 
@@ -276,7 +371,8 @@ class RemoteSession(ClientChecks, GameSession):
                 self._fault(FairnessError(DEALER, f"signed move {body.get('n')} of seat {seat}"
                                           f" was replayed as move {n}"))
             text, raw = body.get("move"), body.get("open")
-        elif seat == self.my_seat and self.phase == "live":
+        elif seat == self.my_seat and self.phase == "live" and not (
+                msg.get("timeout") is True and self._turn_ran_out()):
             self._fault(FairnessError(DEALER, f"played {text!r:.40} for this seat while it is"
                                       " here"))
         # Fairness faults are named and the move still follows the host's word: only the
@@ -323,12 +419,14 @@ class RemoteSession(ClientChecks, GameSession):
         ledger.mine = [o for o in ledger.mine if (o.epoch, o.position) not in played]
         ledger.moves.append((seat, move))
         self.moves_seen += 1
+        self.turn_since = time.monotonic()
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         description = view.describe(effect).replace(f"seat {seat}", name, 1)
         self.emit(MoveMade(seat, move, description, view.copy()))
 
     def _on_match_end(self, msg: dict[str, Any]) -> None:
-        self.result = {"game": self.game, "scores": get_field(msg, "scores", list),
+        self.result = {"game": self.game, "scores": read_numbers(msg.get("scores"),
+                                                                   "'scores' of a match's end"),
                        "winner": get_field(msg, "winner", int, optional=True),
                        "moves": get_field(msg, "moves", int),
                        "verified": self.trusted and not self.failures,
@@ -337,6 +435,21 @@ class RemoteSession(ClientChecks, GameSession):
             self.result_path.write_text(json.dumps(self.result) + "\n")
         self.emit(MatchEnded(self.result["winner"], tuple(self.result["scores"]),
                              self.result["moves"]))
+
+    def _turn_ran_out(self) -> bool:
+        """Whether this seat's turn has lasted the table's turn timer, as far as it can tell."""
+        # The host started its clock before this seat heard of the turn: allow for the delay.
+        limit = self.turn_seconds
+        return (limit is not None and self.turn_since is not None
+                and time.monotonic() - self.turn_since >= limit * 0.9 - 1)
+
+    def turn_left(self) -> float | None:
+        """Seconds the player to move has left on the table's turn timer, if it has one."""
+        view = self.view
+        if (self.turn_seconds is None or self.turn_since is None or view is None
+                or view.round_over):
+            return None
+        return max(0.0, self.turn_since + self.turn_seconds - time.monotonic())
 
     # -- the session interface -----------------------------------------------------
 
@@ -391,8 +504,9 @@ class RemoteSession(ClientChecks, GameSession):
     async def close(self) -> None:
         """Leave the table."""
         self.closed = True
-        if self._task is not None:
-            self._task.cancel()
+        for task in (self._task, self._retry):
+            if task is not None:
+                task.cancel()
         await self._shutdown_connection()
         await super().close()
 
@@ -403,14 +517,20 @@ class RemoteSession(ClientChecks, GameSession):
             await self._http.close()
 
 
-async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0) -> dict[str, Any] | None:
-    """Play `session`'s seat with a bot until the match ends; return the result."""
+async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
+                      report: Callable[[Event], None] | None = None) -> dict[str, Any] | None:
+    """Play `session`'s seat with a bot until the match ends; return the result.
+
+    `report` sees every event first (the command line prints them).
+    """
     from engine.bots import make_bot
 
     bot = make_bot(kind, seed)
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
     async for event in session.events():
+        if report is not None:
+            report(event)
         if isinstance(event, MatchEnded):
             break
         view = session.view

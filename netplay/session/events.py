@@ -120,6 +120,10 @@ class GameSession:
     async def start(self) -> None:
         """Begin producing events."""
 
+    def turn_left(self) -> float | None:
+        """Seconds the player to move has left on a turn timer, or None where there is none."""
+        return None
+
     async def submit(self, move: Move) -> None:
         """Propose a move for your seat; raises IllegalMove when it is not legal here."""
         raise NotImplementedError

@@ -35,6 +35,7 @@ from netplay.protocol import (
     played_cards,
 )
 from netplay.protocol import field as get_field
+from netplay.table.inbound import MAX_SIGNED_PAYLOAD, check_signed_payload
 
 MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 
@@ -81,6 +82,18 @@ class HostDealing:
         self._save()  # before anyone hears of it, so a restarted host signs on from here
         await self._send(None, body)
 
+    def _afford_resync(self, conn: int, chain: Any, have: Any) -> None:
+        """Refuse (`rate_limited`) a resync over the conn's budget or over all conns' budget."""
+        # Checked before the join or sync changes anything. A resync may replay a whole round
+        # (at most MAX_CHAIN bodies), so the bound is how often, per conn and for all conns.
+        fresh = type(have) is int and chain == self.round_number and 0 <= have <= len(self.log)
+        cost = len(self.log) - have if fresh else len(self._prev_log) + len(self.log)
+        now = time.monotonic()
+        if not self._budget(conn).resyncs.take(now):
+            raise ProtocolError("rate_limited", "too many resyncs; sync again in a minute")
+        if not self.resync_pace.take(now, min(cost, self.resync_pace.burst)):
+            raise ProtocolError("rate_limited", "the host is busy; sync again in a few seconds")
+
     async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:
         """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
         async with self._send_lock:
@@ -90,6 +103,7 @@ class HostDealing:
             elif (type(have) is int and number >= 1 and chain == number - 1
                   and 0 <= have <= len(self._prev_log)):
                 number, start, bodies = chain, have, self._prev_log[have:] + self.log
+
             for body in first:
                 await self._send(conn, body)
             await self._send(conn, pack("resync", c=number, n=start))
@@ -113,7 +127,11 @@ class HostDealing:
             message = verify_message(seat.public(), msg.get("m"), index)
         except FairnessError as exc:
             raise ProtocolError("bad_signature", exc.reason) from None
+        if len(message.payload) > MAX_SIGNED_PAYLOAD:
+            raise ProtocolError("bad_frame", f"a signed payload is at most {MAX_SIGNED_PAYLOAD}"
+                                " bytes")
         body = inner(message.payload)
+        check_signed_payload(body)
         kind = "move" if body["t"] == "move" else "nonce"
         head = self._seat_head(index, kind)
         if message.seq < head.seq:

@@ -52,11 +52,15 @@ from netplay.protocol import (
     pack,
     parse_move,
     unpack,
+    wire_number,
+    wire_numbers,
 )
 from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
+from netplay.relay.guard import TokenBucket
 from netplay.session.local import round_summary
 from netplay.table.dealing import Epoch, HostDealing
+from netplay.table.inbound import FIELDS, check_fields
 from netplay.table.lobby import HostConfig, HostLobby, Seat
 from netplay.table.store import HostStore
 
@@ -64,6 +68,17 @@ __all__ = ["Host", "HostConfig", "Seat"]
 
 log = logging.getLogger("cardtui.host")
 STRIKES_BEFORE_IGNORING = 20
+# Resync answers from all conns together, in bodies a second: the game's own messages keep
+# the rest of what the relay lets the host send (its connection paces itself under that).
+RESYNC_RATE, RESYNC_BURST = 100.0, 2000.0
+
+
+@dataclass
+class ConnBudget:
+    """What one conn may make the host do: requests, and resyncs of the round's chain."""
+
+    requests: TokenBucket = field(default_factory=lambda: TokenBucket(1.0, 20.0))
+    resyncs: TokenBucket = field(default_factory=lambda: TokenBucket(0.1, 3.0))
 LINGER_SECONDS = 5.0
 
 
@@ -93,6 +108,10 @@ class Host(HostLobby, HostDealing, HostStore):
     on_event: Callable[[str], None] = print
     strikes: dict[int, int] = field(default_factory=dict)
     spectators: set[int] = field(default_factory=set)
+    challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
+    budgets: dict[int, ConnBudget] = field(default_factory=dict)
+    resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
+                                                                          RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
     _after: int = 0
     _prev_log: list[bytes] = field(default_factory=list)
@@ -142,7 +161,10 @@ class Host(HostLobby, HostDealing, HostStore):
     async def _listen(self, relay: RelayConnection) -> None:
         async for msg in relay:
             await self._on_relay(msg)
-            if self.finished:
+            # After the end, seats that rejoin (a challenge, then a resync) still hear it;
+            # the linger in `serve` bounds the wait.
+            if self.finished and isinstance(msg, Departed) and all(
+                    s.conn is None for s in self.seats if s.bot is None):
                 break
 
     def _spawn(self, coro: Any) -> None:
@@ -170,10 +192,10 @@ class Host(HostLobby, HostDealing, HostStore):
     async def _on_frame(self, conn: int, body: Any) -> None:
         try:
             msg = unpack(body)
-            handler = self._handlers().get(msg["t"])
-            if handler is None:
-                raise ProtocolError("unknown_type", f"unknown message type {msg['t']!r}")
-            await handler(conn, msg)
+            check_fields(msg, FIELDS)
+            if msg["t"] != "s" and not self._budget(conn).requests.take(time.monotonic()):
+                raise ProtocolError("rate_limited", "too many requests; slow down")
+            await self._handlers()[msg["t"]](conn, msg)
         except ProtocolError as exc:
             await self._refuse(conn, exc.code, exc.message)
         except IllegalMove as exc:
@@ -185,6 +207,12 @@ class Host(HostLobby, HostDealing, HostStore):
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
                 "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
                 "seat_bot": self._on_seat_bot}
+
+    def _budget(self, conn: int) -> ConnBudget:
+        budget = self.budgets.get(conn)
+        if budget is None:
+            budget = self.budgets[conn] = ConnBudget()
+        return budget
 
     async def _refuse(self, conn: int, code: str, message: str) -> None:
         self.strikes[conn] = self.strikes.get(conn, 0) + 1
@@ -239,7 +267,7 @@ class Host(HostLobby, HostDealing, HostStore):
         state = self.state
         await self._broadcast(
             "deal", round=number, game=self.config.game, dealer=state.dealer,
-            scores=list(state.scores), players=self.config.players, cards=cards,
+            scores=wire_numbers(state.scores), players=self.config.players, cards=cards,
             signs=list(state.signs) if isinstance(state, zodiak.ZodiakRound) else None)
         self.on_event(f"round {self.round_number} dealt")
         self._wake.set()
@@ -267,7 +295,7 @@ class Host(HostLobby, HostDealing, HostStore):
         self._spawn(self._locked(lambda: self._apply(index, n, move, message, openings)))
 
     async def _apply(self, seat: int, n: int, move: Any, signed: SignedMessage | None = None,
-                     openings: list[CardOpening] | None = None) -> None:
+                     openings: list[CardOpening] | None = None, timed_out: bool = False) -> None:
         """Apply a move checked earlier, if the position is still the one it was made in."""
         state, record = self.state, self.record
         if (state is None or record is None or state.round_over or state.turn != seat
@@ -283,7 +311,7 @@ class Host(HostLobby, HostDealing, HostStore):
                     return
                 state.reshuffles.append([card_of(self.config.game, c) for c in deck.cards])
         async with self._send_lock:  # nobody is resynced between the check and the news
-            if signed is None and self._present(seat):
+            if signed is None and self._present(seat) and not timed_out:
                 return  # its player is back: the move is theirs to make
             consumed = 1 + state.reshuffles_done if isinstance(state, zodiak.ZodiakRound) else 1
             stock_left = len(state.stock)
@@ -304,6 +332,8 @@ class Host(HostLobby, HostDealing, HostStore):
                 fields: dict[str, Any] = {"by": signed.to_wire()}
             else:
                 fields = {"move": str(move), "open": [o.to_wire() for o in openings]}
+                if timed_out:
+                    fields["timeout"] = True
             await self._broadcast_locked("moved", round=self.round_number, n=n, seat=seat,
                                          drawn=drawn, **fields)
         self.on_event(f"move {self.moves_made}: {state.describe(effect)}")
@@ -322,7 +352,8 @@ class Host(HostLobby, HostDealing, HostStore):
         infos = tuple(s.info() for s in self.seats)
         summary = round_summary(self.config.game, infos, state, winner, points)
         await self._broadcast("round_end", round=self.round_number, winner=winner,
-                              points=points, scores=list(match.scores), summary=summary,
+                              points=wire_number(points), scores=wire_numbers(match.scores),
+                              summary=summary,
                               seeds=[self._revealed_seed(e) for e in range(len(self.epochs))])
         self.on_event(f"round {self.round_number} over: {summary}")
         if match.over:
@@ -332,7 +363,7 @@ class Host(HostLobby, HostDealing, HostStore):
 
     async def _finish(self) -> None:
         result = self.result()
-        await self._broadcast("match_end", **result)
+        await self._broadcast("match_end", **{**result, "scores": wire_numbers(result["scores"])})
         self.on_event(f"match over: {json.dumps(result)}")
         if self.config.result_path is not None:
             self.config.result_path.write_text(json.dumps(result) + "\n")
@@ -352,6 +383,8 @@ class Host(HostLobby, HostDealing, HostStore):
     async def _play_loop(self) -> None:
         """Play for bots, and for people who have been away too long."""
         bots: dict[int, Any] = {}
+        position: tuple[int, int] | None = None
+        turn_began = time.monotonic()
         while not self.finished:
             self._wake.clear()
             state = self.state
@@ -359,11 +392,22 @@ class Host(HostLobby, HostDealing, HostStore):
             if seat is None:
                 await self._wake.wait()
                 continue
+            if position != (id(state), len(state.history)):
+                position, turn_began = (id(state), len(state.history)), time.monotonic()
             occupant = self.seats[seat]
+            timed_out = False
             if occupant.bot is None and occupant.away_since is None:
-                await self._wake.wait()
-                continue
-            if occupant.bot is None:
+                limit = self.config.turn_seconds
+                left = turn_began + limit - time.monotonic() if limit else 0.0
+                if not limit or left > 0:
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), left if limit else None)
+                    except TimeoutError:
+                        pass
+                    continue
+                timed_out = True  # the turn timer ran out: the seat's bot moves this once
+                self.on_event(f"seat {seat} ({occupant.name}) ran out of time: its bot moves")
+            elif occupant.bot is None:
                 left = occupant.away_since + self.config.away_timeout - time.monotonic()
                 if left > 0:
                     try:
@@ -377,4 +421,5 @@ class Host(HostLobby, HostDealing, HostStore):
             bot = bots.setdefault(seat, make_bot(occupant.bot or "greedy", self.seed + seat))
             move = bot.choose(state.view(seat))
             n = len(state.history)
-            await self._locked(lambda s=seat, n=n, m=move: self._apply(s, n, m))
+            await self._locked(lambda s=seat, n=n, m=move, t=timed_out: self._apply(
+                s, n, m, timed_out=t))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import math
 import random
 import secrets
 import time
@@ -13,12 +15,14 @@ from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.games import game_named
 from engine.match import Match
-from netplay.fair import PublicIdentity
+from netplay.fair import PublicIdentity, new_secret
 from netplay.messages import ProtocolError
-from netplay.protocol import MAX_CHAT, clean_name, pack, public_identity
+from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
 from netplay.protocol import field as get_field
 from netplay.session.events import SeatInfo
 from netplay.table.dealing import MAX_CHAIN
+
+log = logging.getLogger("cardtui.host")
 
 
 @dataclass
@@ -65,6 +69,7 @@ class HostConfig:
     result_path: Path | None = None
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
     require_ready: bool = False  # start only when every person has said they are ready
+    turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
 
 
 class HostLobby:
@@ -78,10 +83,17 @@ class HostLobby:
         return None
 
     async def _on_join(self, conn: int, msg: dict[str, Any]) -> None:
-        ident = public_identity(msg.get("id")).to_bytes().hex()
+        public = public_identity(msg.get("id"))
+        ident = public.to_bytes().hex()
         index = self.seat_of(conn)
+        proven = index is not None and self.seats[index].ident == ident
+        wants_seat = msg.get("watch") is not True or msg.get("token") is not None
+        if wants_seat and not proven and not await self._proves_key(conn, public, msg):
+            return  # challenged: the join comes again, signed
+        self._afford_resync(conn, msg.get("c"), msg.get("n"))
         if index is None:
             index = await self._take_seat(conn, msg, ident)
+        await self._admit(conn, watch=index is None)
         if index is None:
             self.spectators.add(conn)
             welcome = pack("welcome", seat=None, token=None, **self._table_facts())
@@ -90,6 +102,7 @@ class HostLobby:
             return
         seat = self.seats[index]
         seat.conn, seat.away_since = conn, None
+        self.spectators.discard(conn)  # a watcher that checked the host's key, then sat down
         self.on_event(f"seat {index} ({seat.name}) joined from conn {conn}")
         owner = msg.get("owner")
         is_owner = (isinstance(owner, bytes) and self.config.owner_secret is not None
@@ -101,6 +114,26 @@ class HostLobby:
         self._nonce_wake.set()
         await self._start_if_everyone_is_in()
         self._save()
+
+    async def _proves_key(self, conn: int, public: PublicIdentity, msg: dict[str, Any]) -> bool:
+        """Whether the join signs this conn's challenge; if not, send it a fresh one."""
+        proof = get_field(msg, "proof", bytes, optional=True)
+        challenge = self.challenges.pop(conn, None)
+        if (proof is not None and challenge is not None
+                and public.verify(join_proof_digest(self.table, challenge), proof)):
+            return True
+        # A token alone is never enough: whoever sniffed it lacks the seat's key.
+        self.challenges[conn] = new_secret()
+        await self._send(conn, pack("challenge", nonce=self.challenges[conn], table=self.table))
+        return False
+
+    async def _admit(self, conn: int, watch: bool) -> None:
+        """Tell the relay this conn joined, so it keeps it (and counts it as a seat or watcher)."""
+        if self.relay is not None and not self.relay.closed:
+            try:
+                await self.relay.admit(conn, watch)
+            except ConnectionError:
+                log.warning("relay admit failed")
 
     async def _start_if_everyone_is_in(self) -> None:
         if self.started or not all(s.taken for s in self.seats):
@@ -151,10 +184,14 @@ class HostLobby:
                 "target": Match(self.config.game, self.config.players,
                                 ("aries",) * self.config.players).target,
                 "table": self.table, "host": self.identity.public.to_bytes(),
+                "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
+                                 else None),
                 "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats]}
 
     def _departed(self, conn: Any) -> None:
         self.spectators.discard(conn)
+        self.challenges.pop(conn, None)
+        self.budgets.pop(conn, None)
         index = self.seat_of(conn) if type(conn) is int else None
         if index is None:
             return
@@ -226,4 +263,5 @@ class HostLobby:
         await self._start_if_everyone_is_in()
 
     async def _on_sync(self, conn: int, msg: dict[str, Any]) -> None:
+        self._afford_resync(conn, msg.get("c"), msg.get("n"))
         await self._resync(conn, [], msg.get("c"), msg.get("n"))

@@ -8,6 +8,7 @@ rate, and tables opened and still open.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable
@@ -84,3 +85,80 @@ class OpenedGuard:
 
 def _too_many(why: str) -> web.Response:
     return web.json_response({"error": why}, status=429, headers={"Retry-After": "5"})
+
+
+class ConnectionCap:
+    """TCP connections at once, per address and in total, for an HTTP listener.
+
+    Requests are limited by OpenedGuard; this bounds the connections that never send one, so
+    that silent connections cannot use up the process's descriptors. Connections past the cap
+    are closed as soon as they are accepted.
+    """
+
+    def __init__(self, per_address: int = 32, total: int = 512) -> None:
+        self.per_address = per_address
+        self.total = total
+        self.refused = 0
+        self._open: Counter[str] = Counter()
+
+    @property
+    def open_connections(self) -> int:
+        """Return how many connections are open."""
+        return sum(self._open.values())
+
+    def take(self, address: str) -> bool:
+        """Count a new connection from address in; False if it is one too many."""
+        if self._open[address] >= self.per_address or self.open_connections >= self.total:
+            self.refused += 1
+            return False
+        self._open[address] += 1
+        return True
+
+    def give_back(self, address: str) -> None:
+        """Count a connection from address out."""
+        self._open[address] -= 1
+        if self._open[address] <= 0:
+            del self._open[address]
+
+    def wrap(self, factory: Callable[[], asyncio.Protocol]) -> Callable[[], asyncio.Protocol]:
+        """Return a protocol factory whose connections this cap counts."""
+        return lambda: _CountedProtocol(factory, self)
+
+
+class _CountedProtocol(asyncio.Protocol):
+    """A connection counted by a ConnectionCap; it hands everything to the real protocol."""
+
+    def __init__(self, factory: Callable[[], asyncio.Protocol], cap: ConnectionCap) -> None:
+        self._factory = factory
+        self._cap = cap
+        self._inner: asyncio.Protocol | None = None
+        self._address = ""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        self._address = str(peer[0]) if peer else ""
+        if not self._cap.take(self._address):
+            transport.abort()
+            return
+        self._inner = self._factory()
+        self._inner.connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._inner is not None:
+            self._cap.give_back(self._address)
+            self._inner.connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._inner is not None:
+            self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self._inner.eof_received() if self._inner is not None else None
+
+    def pause_writing(self) -> None:
+        if self._inner is not None:
+            self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self._inner is not None:
+            self._inner.resume_writing()

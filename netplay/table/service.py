@@ -2,7 +2,9 @@
 
 `cardtui serve` adds these routes to the relay's aiohttp application:
 
-- `GET /tables` answers `{"tables": [summary, ...], "max_tables": N}`;
+- `GET /tables` answers `{"tables": [summary, ...], "max_tables": N, "version": V}`; with
+  `?since=V&wait=S` it waits up to S seconds (at most 30) while the listing is still version V,
+  so a lobby learns of changes at once without asking again and again;
 - `POST /tables` with `{"game": "zodiak", "players": 2, "bots": 1}` opens a room, seats the
   dealer in it as its host, and answers 201 `{"room": CODE, "owner": HEX}`; the owner secret
   lets whoever created the table start it early. Anything else gets 400 and `{"error": why}`.
@@ -37,6 +39,7 @@ log = logging.getLogger("cardtui.tables")
 
 MAX_BODY_BYTES = 1024
 REQUEST_FIELDS = ("game", "players", "bots")
+LONGEST_WAIT = 30.0  # seconds GET /tables?since= holds an unchanged listing
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class TableLimits:
     sweep_seconds: float = 1.0
     bot_delay: float = 0.6
     away_timeout: float = 30.0
+    turn_seconds: float | None = 60.0  # server tables have a turn timer; None: none
 
     def __post_init__(self) -> None:
         for name in ("max_tables", "empty_seconds", "sweep_seconds", "away_timeout"):
@@ -156,6 +160,27 @@ class TablesService:
     relay_url: str | None = None
     tables: dict[str, Table] = field(default_factory=dict)
     tables_per_remote_address: int = 2
+    version: int = 0  # goes up whenever the listing changes
+    _listed: list[TableInfo] = field(default_factory=list)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def note_changes(self) -> None:
+        """Bump the listing's version and wake the waiting lobbies if the listing changed."""
+        listing = self.listing()
+        if listing != self._listed:
+            self._listed = listing
+            self.version += 1
+            self._changed.set()
+            self._changed = asyncio.Event()
+
+    async def changed_since(self, version: int, timeout: float) -> None:
+        """Return when the listing is past version, or after timeout seconds."""
+        if version != self.version:
+            return
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except TimeoutError:
+            pass
 
     async def create(self, request: TableRequest, creator: str | None = None) -> Table:
         """Open a room on the relay and start dealing a new table in it.
@@ -178,12 +203,14 @@ class TablesService:
         owner = secrets.token_hex(16)
         config = HostConfig(game=request.game, players=request.players, bots=request.bots,
                             bot_delay=self.limits.bot_delay,
-                            away_timeout=self.limits.away_timeout, owner_secret=owner)
+                            away_timeout=self.limits.away_timeout, owner_secret=owner,
+                            turn_seconds=self.limits.turn_seconds)
         host = Host(config, on_event=lambda text: log.debug("table: %s", text))
         conn = await RelayConnection.open_room(self.relay_url)
         table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
         self.tables[table.room] = table
         table.task = asyncio.create_task(self._deal(table))
+        self.note_changes()
         log.info("table %s opened: %s for %d with %d bots", format_room_code(table.room),
                  request.game, request.players, request.bots)
         return table
@@ -202,6 +229,7 @@ class TablesService:
                 task.cancel()
             await asyncio.gather(serving, over, return_exceptions=True)
             self.tables.pop(table.room, None)
+            self.note_changes()
             await table.conn.close()
             log.info("table %s closed", format_room_code(table.room))
 
@@ -220,6 +248,7 @@ class TablesService:
         """Close tables nobody has attended for `empty_seconds`, forever (cancel to stop)."""
         while True:
             await asyncio.sleep(self.limits.sweep_seconds)
+            self.note_changes()  # seats taken, people gone, matches started
             now = time.monotonic()
             for room, table in list(self.tables.items()):
                 if table.attended:
@@ -257,8 +286,13 @@ async def _tables_lifetime(app: web.Application) -> AsyncIterator[None]:
 async def list_tables(request: web.Request) -> web.Response:
     """Answer the listing of open tables."""
     service = request.app[TABLES_KEY]
+    since, wait = request.query.get("since", ""), request.query.get("wait", "")
+    if since.isdigit() and len(since) < 20:
+        seconds = float(wait) if wait.isdigit() and len(wait) < 4 else LONGEST_WAIT
+        await service.changed_since(int(since), min(seconds, LONGEST_WAIT))
     tables = [asdict(t) for t in service.listing()]
-    return web.json_response({"tables": tables, "max_tables": service.limits.max_tables})
+    return web.json_response({"tables": tables, "max_tables": service.limits.max_tables,
+                              "version": service.version})
 
 
 async def create_table(request: web.Request) -> web.Response:
@@ -310,6 +344,19 @@ class TablesClient:
             response.raise_for_status()
             data = await response.json()
         return [TableInfo.from_json(t) for t in data["tables"]]
+
+    async def watch(self, since: int | None, wait: float = 25.0) -> tuple[list[TableInfo], int]:
+        """Return the listing and its version once it is past since (or after wait seconds)."""
+        params = {} if since is None else {"since": str(since), "wait": str(int(wait))}
+        timeout = aiohttp.ClientTimeout(total=wait + 10)
+        async with self._session().get(f"{self.base_url}/tables", params=params,
+                                       timeout=timeout) as response:
+            response.raise_for_status()
+            data = await response.json()
+        version = data.get("version")
+        if type(version) is not int:
+            raise ValueError("the listing has no version")
+        return [TableInfo.from_json(t) for t in data["tables"]], version
 
     async def create(self, game: str, players: int, bots: int) -> tuple[str, bytes]:
         """Open a table; return its room code and owner secret, or raise BadTableRequest."""

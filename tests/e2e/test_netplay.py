@@ -155,3 +155,21 @@ def test_killed_host_resumes_and_clients_reconnect(procs: Procs) -> None:
     wait_all([host, *seats])
     host_result = json.loads((procs.tmp / "host.json").read_text())
     assert_same_result(results(procs.tmp, [f"r{i}" for i in range(4)]), host_result)
+
+
+def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) -> None:
+    """Issue 13.16: `join --bot` prints the match as it goes and stops once the host is gone."""
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--players", "2", "--bots", "1",
+                       "--port", str(port), "--bind", "127.0.0.1", "--seed", "5",
+                       "--speed", "0.5", "--save", str(procs.tmp / "hosted.json"))
+    procs.wait_for_log("host", r"others run")
+    seat = procs.start("seat", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p0",
+                       "--give-up", "1", "--seat-file", str(procs.tmp / "seat.id"))
+    procs.wait_for_log("seat", r"joining ")
+    procs.wait_for_log("seat", r"match started in seat \d")
+    procs.wait_for_log("seat", r"(plays|draws)")
+    os.killpg(host.pid, signal.SIGKILL)
+    host.wait()
+    assert seat.wait(timeout=60) == 1
+    assert "giving up" in procs.log("seat")

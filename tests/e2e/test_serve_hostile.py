@@ -66,10 +66,13 @@ async def test_a_hostile_name_is_shown_literally_and_the_other_player_keeps_play
         name = str(await eventually(lambda: _whose_turn(at_table), "someone's turn"))
         other = mallory if name == "alice" else alice
         await other.see(re.escape(name) + " to move")
-        before = (await other.screen()).count(f"{name} draws")
-        await at_table[name].type("d")
-        await eventually(lambda o=other, n=name, b=before: _more(o, f"{n} draws", b),
-                         f"{name}'s draw on the other screen")
+        mover = at_table[name]
+        before = [(await player.screen()).count(f"{name} draws") for player in (mover, other)]
+        await mover.type("d")
+        # Both screens show the draw before the next turn is looked for (no stale "Your turn").
+        for player, count in zip((mover, other), before, strict=True):
+            await eventually(lambda p=player, n=name, c=count: _more(p, f"{n} draws", c),
+                             f"{name}'s draw on both screens")
     await watcher.start(shlex.join(ssh_argv(server.ssh_port, user=WATCHER_USER))
                         + "; echo EXIT=$?; sleep 60", 100, 30)
     await watcher.see(re.escape(f"{SERVER_LOGIN} {WATCHER_USER[:24]}"))
@@ -177,6 +180,13 @@ async def test_the_browser_door_asks_the_password_limits_sessions_and_caps_the_s
             seen = await _read_until(terminal, f"{SERVER_LOGIN} ann")
             rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", seen)]
             assert rows and max(rows) <= 200  # drawn at the capped height, not 10000
+            await terminal.send_json(["resize", {"width": 120, "height": 150}])
+            await _read_until(terminal, "\x1b[150;")  # drawn at 150 rows
+            await terminal.send_str("not json")  # garbage is ignored, the session goes on
+            await terminal.send_json(["resize", {"width": 9000, "height": 300}])
+            redrawn = await _read_until(terminal, "\x1b[200;")  # 300 rows asked, 200 given
+            rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", redrawn)]
+            assert max(rows) <= 200
             # One session per address: a second tab is refused while this one is open.
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await http.ws_connect(ws, headers=_basic("ann", "open sesame"))
@@ -300,3 +310,58 @@ async def test_an_idle_lobby_sends_nothing_and_sessions_get_a_minimal_environmen
             assert names <= {"PATH", "PYTHONPATH", "TERM", "LANG", "LC_ALL", "COLORTERM",
                              "TEXTUAL", "TEXTUAL_DRIVER"}, names
         channel.close()
+
+
+async def test_silent_connections_to_the_browser_door_are_capped_per_address(
+        serve: ServerMaker) -> None:
+    server = await serve()
+    loop = asyncio.get_running_loop()
+    silent = []
+    try:
+        for _ in range(40):
+            sock = socket.socket()
+            sock.setblocking(False)
+            sock.bind(("127.0.0.2", 0))
+            await loop.sock_connect(sock, ("127.0.0.1", server.web_port))
+            silent.append(sock)
+        ended = [asyncio.create_task(_read_to_end(sock)) for sock in silent]
+
+        async def eight_closed() -> bool:
+            return sum(task.done() for task in ended) == 8
+
+        await eventually(eight_closed, "the connections past 32 from one address to be closed")
+        # Another address still gets the page while those 32 sit there.
+        connector = aiohttp.TCPConnector(local_addr=("127.0.0.3", 0))
+        async with aiohttp.ClientSession(connector=connector) as http, http.get(
+                f"http://127.0.0.1:{server.web_port}/") as page:
+            assert page.status == 200
+        assert sum(task.done() for task in ended) == 8
+        for task in ended:
+            task.cancel()
+    finally:
+        for sock in silent:
+            sock.close()
+
+
+async def _read_to_end(sock: socket.socket) -> None:
+    loop = asyncio.get_running_loop()
+    try:
+        while await loop.sock_recv(sock, 4096):
+            pass
+    except ConnectionResetError:
+        pass
+
+
+async def test_idle_browser_and_ssh_sessions_are_closed(serve: ServerMaker,
+                                                        players: Callable[[], Player]) -> None:
+    server = await serve("--idle-minutes", "0.03")  # about two seconds
+    alice = players()
+    await alice.login(server, "alice")
+    await alice.see("closed after 1 min without input")  # the SSH door rounds to minutes
+    await alice.see("EXIT=1")
+    async with aiohttp.ClientSession() as http, http.ws_connect(
+            f"ws://127.0.0.1:{server.web_port}/ws?width=80&height=24") as terminal:
+        await _read_until(terminal, f"{SERVER_LOGIN} guest")
+        while (await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)).type not in (
+                aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+            pass

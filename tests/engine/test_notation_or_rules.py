@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.cards import Card, parse_cards, parse_digit, parse_suit
 from engine.errors import IllegalMove, InvalidMove, RecordError
@@ -181,3 +183,41 @@ def test_replay_json_of_an_unreadable_file_is_still_one_object(
     out = json.loads(captured.out)
     assert out["ok"] is False and out["state"] is None and out["error"]["move"] is None
     assert "cannot read" in captured.err
+
+
+def invalid_exactly_when_the_notation_is(parse: Any, text: str, data: dict[str, Any]) -> None:
+    """The record `data` (whose move 1 is `text`) is not a record exactly when `parse(text)`
+    finds the notation wrong; otherwise it replays, legal or stopped as an illegal move 1."""
+    try:
+        parse(text)
+        invalid = False
+    except InvalidMove:
+        invalid = True
+    except IllegalMove:
+        invalid = False
+    if invalid:
+        with pytest.raises(RecordError, match="move 1: "):
+            Record.loads(json.dumps(data))
+        return
+    result = Record.loads(json.dumps(data)).replay()
+    assert result.ok or (result.error is not None and result.error[:2] == (1, 0))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789_+ x", max_size=14))
+def test_a_trick_is_invalid_only_when_its_notation_is(text: str) -> None:
+    """docs/RECORDS.md, "Invalid records and illegal moves": a trick in a record makes the file
+    not a record exactly when parse_trick finds its notation wrong (InvalidMove); any other
+    trick replays, legal or as an illegal move."""
+    data = hekata_record([{"seat": 0, "play": "5", "trick": text}])
+    invalid_exactly_when_the_notation_is(parse_trick, text, data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["2S", "8H", "8S", "AS", "9D", "1X"]), min_size=1, max_size=3),
+       st.sampled_from(["", "/D", "/X", "/"]))
+def test_a_run_is_invalid_only_when_its_notation_is(cards: list[str], suffix: str) -> None:
+    """docs/RECORDS.md, "Invalid records and illegal moves": the same line for Zodiak runs."""
+    text = " ".join(cards) + suffix
+    invalid_exactly_when_the_notation_is(Run.parse, text,
+                                         zodiak_record([{"seat": 0, "play": text}]))

@@ -669,3 +669,30 @@ def test_clients_shown_different_messages_end_with_different_digests() -> None:
     other_dealer = MessageSigner(Identity(seeded("dealer")), ROOM, DEALER)
     theirs.append(DEALER, other_dealer.sign(b"commitments B"))
     assert mine.count == theirs.count and mine.digest != theirs.digest
+
+
+def test_sealed_cards_all_have_one_length() -> None:
+    """Issue 12, item 4: a sealed ten was one byte longer than any other card."""
+    dealer, seat = Identity.generate(), Identity.generate()
+    sizes = {
+        len(seal_card(dealer, seat.public, ROOM, ROUND, CardOpening(0, i, card, seeded(card))))
+        for i, card in enumerate([*FRENCH, *(str(d) for d in hekata_deck())])
+    }
+    assert len(sizes) == 1
+
+
+def test_a_seat_cannot_forge_a_sealed_card_from_the_dealer() -> None:
+    """Issue 12, item 7: a Box key is shared by both ends, so the dealer signs inside the box."""
+    dealer, seat, other = Identity.generate(), Identity.generate(), Identity.generate()
+    card = CardOpening(0, 3, "AS", seeded("AS"))
+    genuine = seal_card(dealer, seat.public, ROOM, ROUND, card)
+    plaintext = dealer.box_with(seat.public).decrypt(genuine)
+    forged_card = encode_parts("sealed-card", ROOM, ROUND, 0, 3, "KS", seeded("AS"), bytes(14),
+                               decode_parts(plaintext, DEALER)[8])
+    forged = bytes(seat.box_with(dealer.public).encrypt(forged_card))
+    with pytest.raises(FairnessError, match="dealer's signature"):
+        open_card(seat, dealer.public, forged, ROOM, ROUND)
+    # The dealer's own signed card, boxed again by its seat for another seat, is not theirs.
+    passed_on = bytes(other.box_with(dealer.public).encrypt(plaintext))
+    with pytest.raises(FairnessError, match="dealer's signature"):
+        open_card(other, dealer.public, passed_on, ROOM, ROUND)

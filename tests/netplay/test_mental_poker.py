@@ -16,7 +16,7 @@ from engine.cards import french_deck, hekata_deck
 from netplay.fair.commit import FairnessError
 from netplay.fair.context import BOT_PARTY, ProofContext
 from netplay.fair.deck import MentalDeck
-from netplay.fair.elgamal import Ciphertext, card_point, open_deck
+from netplay.fair.elgamal import CardBook, Ciphertext, card_point, open_deck
 from netplay.fair.group import BASE, ORDER, Point, Scalar, base_times
 from netplay.fair.keys import KEY_ANNOUNCEMENT_SIZE, JointKey, KeyAnnouncement, RoundKey
 from netplay.fair.shares import SHARE_SIZE, DecryptionShare, make_share
@@ -361,3 +361,15 @@ def test_decoded_points_are_in_the_prime_order_group(raw: bytes) -> None:
     except FairnessError:
         return
     assert sodium.crypto_core_ed25519_is_valid_point(point.data) and not point.is_identity
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.permutations(list(range(len(SMALL)))))
+def test_any_permutation_is_proven_and_moves_each_card_where_it_says(perm: list[int]) -> None:
+    keys, joint = table_keys([0])
+    inputs = open_deck(SMALL, joint.combined)
+    made = shuffle_deck(CONTEXT, 0, 0, joint.combined, inputs, perm)
+    verify_shuffle(made, CONTEXT, 0, 0, joint.combined, inputs)
+    book = CardBook(SMALL)
+    opened = [book.card(output.b - output.a * keys[0].secret, 0) for output in made.outputs]
+    assert opened == [SMALL[i] for i in perm]

@@ -27,6 +27,7 @@ from netplay.messages import (
     Nested,
     Opt,
     ProtocolError,
+    Real,
     Row,
     Spec,
     Text,
@@ -48,6 +49,8 @@ def values_of(spec: Spec) -> st.SearchStrategy[Any]:
     """Values a field of `spec` may hold, from the smallest to its bounds."""
     if isinstance(spec, Version):
         return st.just(1)
+    if isinstance(spec, Real):
+        return st.integers(0, 10**6) | st.floats(spec.lo, spec.hi)
     if isinstance(spec, Int):
         return st.integers(spec.lo, spec.hi)
     if isinstance(spec, Bool):

@@ -319,24 +319,34 @@ async def test_too_big_frames_are_refused_and_huge_ones_close(
     assert await close_code(ws) == 1009
 
 
-async def test_rate_limit_refuses_beyond_the_burst(net: Net) -> None:
+async def test_rate_limit_refuses_beyond_the_burst(
+    net: Net, session: aiohttp.ClientSession
+) -> None:
+    """A raw client (the reference client paces itself) is refused past its burst."""
     relay = await net.start(messages_per_second=0.001, burst=3)
-    host = await net.open_room(relay.url)  # the open spends one token
+    host = await net.open_room(relay.url)
+    ws = await seat_ws(session, relay, host.room)  # the enter spends one token
     for _ in range(4):
-        await host.ping()
-    answers = [await host.recv() for _ in range(4)]
-    assert answers[:2] == [Pong()] * 2
-    assert [getattr(a, "code", None) for a in answers[2:]] == ["rate_limited"] * 2
+        await send(ws, {"t": "ping"})
+    answers = [await recv(ws) for _ in range(4)]
+    assert answers[:2] == [{"t": "pong"}] * 2
+    assert [(a.get("code"), a.get("seq")) for a in answers[2:]] == [("rate_limited", 3),
+                                                                    ("rate_limited", 4)]
 
 
 async def test_room_full(net: Net) -> None:
+    """Seats are admitted by the host up to the room's cap; past it the admit is refused."""
     relay = await net.start(max_conns_per_room=3)
     host = await net.open_room(relay.url)
-    await net.enter(relay.url, host.room)
-    await net.enter(relay.url, host.room)
-    with pytest.raises(RelayRefused) as refused:
-        await net.enter(relay.url, host.room)
-    assert refused.value.code == "room_full"
+    seats = [await net.enter(relay.url, host.room) for _ in range(2)]
+    for seat in seats:
+        await host.admit(seat.conn)
+    await host.ping()  # answered after the admits: the relay reads a conn in order
+    assert [(await host.recv()).t for _ in range(3)] == ["arrived", "arrived", "pong"]
+    third = await net.enter(relay.url, host.room)
+    await host.admit(third.conn)
+    assert (await host.recv()).t == "arrived"
+    assert (await error_code(host)) == "room_full"
 
 
 async def test_too_many_rooms(net: Net) -> None:

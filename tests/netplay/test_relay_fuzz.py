@@ -19,7 +19,9 @@ from netplay.relay.wire import format_room_code
 
 # Generous rate and strikes: these tests look for crashes and state changes, not for limits.
 FUZZ_LIMITS = RelayLimits(
-    max_frame_bytes=2048, messages_per_second=1e6, burst=10**6, strikes_before_close=10**6
+    max_frame_bytes=2048, messages_per_second=1e6, burst=10**6, strikes_before_close=10**6,
+    connections_per_second_per_address=1e6, connection_burst_per_address=10**6,
+    max_conns_per_address=10**6, max_pending_per_room=10**6, max_pending_per_address=10**6,
 )
 FUZZ_SETTINGS = settings(
     max_examples=60,

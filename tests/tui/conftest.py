@@ -12,17 +12,22 @@ from textual.pilot import Pilot
 from netplay.session.local import LocalMatch
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
-from tui.screens.dialogs import ConfirmQuit, SuitPicker, Summary
+from tui.screens.dialogs import ConfirmQuit, MatchResult, SuitPicker, Summary
 from tui.screens.game import GameScreen
 from tui.screens.help import HelpScreen
 
-DIALOGS = (Summary, SuitPicker, ConfirmQuit, HelpScreen)
+DIALOGS = (Summary, SuitPicker, ConfirmQuit, HelpScreen, MatchResult)
 
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test saves its matches in its own directory."""
     monkeypatch.setenv("CARDTUI_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CARDTUI_CONFIG_DIR", str(tmp_path / "config"))
+    # The last move's highlight fades after a moment; screens under test must not depend on
+    # how long a loaded machine takes to reach the assertion.
+    monkeypatch.setattr("tui.screens.game.FRESH_SECONDS", 1e6)
+    monkeypatch.delenv("CARDTUI_THEME", raising=False)
     return tmp_path / "data"
 
 

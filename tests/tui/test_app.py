@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import ContentSwitcher, Markdown
+from textual.widgets import ContentSwitcher, Markdown, Select
 
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, resume_match, save_path
-from tui.screens.dialogs import ConfirmQuit, Summary
+from tui.screens.dialogs import ConfirmQuit, MatchResult
 from tui.screens.hekata import HekataScreen
 from tui.screens.help import HelpScreen
 from tui.screens.start import StartScreen
@@ -24,10 +24,14 @@ async def test_start_screen_plays_the_chosen_game() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
-        # Open the game drop-down, pick Hekata, then enter plays (4 players by default).
+        # Open the game drop-down, pick Hekata, then p plays (4 players by default).
         await pilot.press("space", "down", "enter")
         assert isinstance(app.screen, StartScreen)
+        # Issue 13.9: enter on the drop-down opens it again; it never starts a match.
         await pilot.press("enter")
+        assert isinstance(app.screen, StartScreen)
+        assert app.screen.query_one("#game", Select).expanded
+        await pilot.press("escape", "p")
         screen = await settle(pilot)
         assert isinstance(screen, HekataScreen)
         assert len(screen.seats) == 4 and screen.seats[0].name == "Me"
@@ -161,12 +165,11 @@ async def test_the_match_result_ends_the_match() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("enter")
-        summary = await settle(pilot)
-        assert isinstance(summary, Summary) and "Me goes out and scores 7" in summary.title_text
-        await pilot.press("enter")
+        # Issue 13.6: a round that wins the match goes straight to the match's result.
         result = await settle(pilot)
-        assert isinstance(result, Summary) and result.title_text == "You win the match!"
-        assert "57" in result.body
+        assert isinstance(result, MatchResult) and result.title_text == "You win the match!"
+        assert "You go out and score 7." in result.body and "57" in result.body
+        assert "Round" in result.body  # the score history (issue 13.7)
         await pilot.press("enter")
         await pilot.pause()
     assert app.return_value == "You win the match!"

@@ -48,7 +48,7 @@ async def test_hint_fills_the_best_trick_and_escape_lays_alone() -> None:
         await pilot.press("enter")  # the cursor is on the 9 the hint chose
         await pilot.press("escape")  # lay it without taking
         await settle(pilot)
-        assert "Me lays 9\n" in log_text(app) + "\n"
+        assert "Me lays 9, draws 5\n" in log_text(app) + "\n"  # issue 13.17: what you drew
 
 
 async def test_a_whole_deal_by_keys() -> None:

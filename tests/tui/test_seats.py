@@ -87,3 +87,22 @@ async def test_only_the_host_seats_bots_or_starts() -> None:
     await asyncio.sleep(0.3)
     assert not host.seats[2].taken
     await close_table(relay, conn, serving, me, other)
+
+
+async def test_the_lobby_shows_the_table_fingerprint_every_seat_computes() -> None:
+    """FAIRNESS.md A10: the same digits on every screen when nobody is in the middle."""
+    relay, host, conn, serving, me = await open_table(3)
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend",
+                           expect=host.identity.public.fingerprint())
+    await friend.start()
+    await friend.wait_seated()
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+            await wait_until(pilot, lambda: me.fingerprint() == friend.fingerprint() != "",
+                             "both seats' keys")
+            await wait_until(pilot, lambda: me.fingerprint() in str(
+                app.screen.query_one("#seats-help").render()), "the fingerprint on screen")
+    finally:
+        await close_table(relay, conn, serving, me, friend)

@@ -52,3 +52,25 @@ def test_help(snap_compare) -> None:
 def test_help_full_rules(snap_compare) -> None:
     assert snap_compare(fresh_app("zodiak", 2, seed=1), press=["question_mark", "r"],
                         run_before=settle)
+
+
+def test_big_hekata_table_at_80x24(snap_compare) -> None:
+    from tests.tui.test_issue13 import big_table_app
+
+    assert snap_compare(big_table_app(), terminal_size=(80, 24), run_before=settle)
+
+
+def test_ascii_only_zodiak(snap_compare) -> None:
+    options = MatchOptions("zodiak", 3, "Me", "leo", ("greedy",), 3, 0.0)
+    from tui.matchsetup import new_match
+
+    app = CardApp(new_match(options), ascii_only=True, pace=0.0)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
+def test_match_result_with_score_history(snap_compare) -> None:
+    app = app_from_deal("zodiak", [{"name": "Me", "sign": "leo"},
+                                   {"name": "Ada", "sign": "pisces", "bot": "greedy"}], 1, {
+        "hands": [["7H"], ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
+        "pile": ["2H"], "stock": ["4D", "5H"]}, scores=[50, 0])
+    assert snap_compare(app, press=["enter"], terminal_size=(80, 24), run_before=settle)

@@ -30,7 +30,7 @@ async def test_a_run_built_card_by_card() -> None:
         assert "Run: 2♠ 3♠ 3♣ 4♣" in status and "legal" in status
         await pilot.press("enter")
         await settle(pilot)
-        assert "Me plays 2S 3S 3C 4C" in log_text(app)
+        assert "Me plays 2♠ 3♠ 3♣ 4♣" in log_text(app)
         held = set(map(str, screen.hand))
         assert {"7H", "8H", "KD"} <= held and not held & {"2S", "3S", "3C", "4C"}
 
@@ -42,7 +42,7 @@ async def test_an_illegal_run_shows_the_reason_and_is_not_sent() -> None:
         # 7H then 3C: the engine's reason is shown and enter sends nothing.
         await pilot.press("right", "right", "space", "right", "right", "space")
         status = str(screen.query_one("#status").render())
-        assert "not legal" in status and "3C does not follow 7H" in status
+        assert "not legal" in status and "3♣ does not follow 7♥" in status
         await pilot.press("enter")
         await settle(pilot)
         assert "Me plays" not in log_text(app)
@@ -58,7 +58,7 @@ async def test_a_wild_eight_asks_for_the_suit() -> None:
         assert isinstance(picker, SuitPicker)
         await pilot.press("d")
         await settle(pilot)
-        assert "Me plays 8H/D" in log_text(app)
+        assert "Me plays 8♥ (wild eight: ♦ diamonds next)" in log_text(app)
         assert isinstance(screen, ZodiakScreen)
 
 
@@ -69,12 +69,12 @@ async def test_an_ace_alone_makes_you_draw_two_with_one_key() -> None:
                                              "stock": ACE_STOCK})
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await settle(pilot)
-        assert "Ada plays AH" in log_text(app)
+        assert "Ada plays A♥" in log_text(app)
         status = str(screen.query_one("#status").render())
         assert "draw 2 cards" in status
         await pilot.press("enter")
         await settle(pilot)
-        assert "Me draws 2 cards: 2C 3D" in log_text(app)  # your own draws name the cards
+        assert "Me draws 2 cards: 2♣ 3♦" in log_text(app)  # your own draws name the cards
 
 
 async def test_an_ace_answers_an_ace() -> None:
@@ -89,7 +89,7 @@ async def test_an_ace_answers_an_ace() -> None:
         await pilot.press("left", "left", "space", "enter")
         await settle(pilot)
         text = log_text(app)
-        assert "Me plays AD" in text and "Ada draws 4 cards" in text
+        assert "Me plays A♦" in text and "Ada draws 4 cards" in text
 
 
 async def test_a_whole_round_by_keys() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import getpass
 import secrets
 import sys
@@ -12,9 +13,17 @@ from pathlib import Path
 from engine.errors import IllegalMove
 from engine.games import GAME_NAMES
 from netplay.machine import data_dir, host_and_port, reachable_address
-from netplay.relay.client import RelayConnection, relay_url
+from netplay.relay.client import (
+    RelayClosed,
+    RelayConnection,
+    RelayRefused,
+    RelayUnreachable,
+    client_tls,
+    relay_url,
+)
 from netplay.relay.server import start_relay
-from netplay.relay.wire import format_room_code
+from netplay.relay.wire import ProtocolError, format_room_code
+from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tui.commands.netargs import add_player_arguments, stop_on_signals
 
@@ -31,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on")
     parser.add_argument("--relay", metavar="URL",
                         help="open the room on a standalone relay (ws://HOST:PORT) instead")
+    parser.add_argument("--ca-file", metavar="PEM",
+                        help="trust the wss:// relay's certificate from this file (default:"
+                        " the system's trusted authorities)")
     parser.add_argument("--headless", action="store_true",
                         help="no app and no seat: print events; start when every seat is filled")
     parser.add_argument("--seed", type=int,
@@ -39,6 +51,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speed", type=float, default=0.6, help="seconds between bot moves")
     parser.add_argument("--away-timeout", type=float, default=60.0,
                         help="seconds a player may be away before a bot plays for them")
+    parser.add_argument("--turn-seconds", type=float, default=0.0,
+                        help="seconds a connected player may take over a move before their"
+                        " seat's bot makes it (default 0: no turn timer)")
+    parser.add_argument("--reveal-timeout", type=float, default=10.0,
+                        help="seconds a connected seat may take to commit to or reveal its"
+                        " nonce before the shuffle goes on without it (default 10)")
     parser.add_argument("--save", type=Path, metavar="FILE", help="where the game is saved")
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
@@ -50,13 +68,44 @@ def default_save_path() -> Path:
     return data_dir() / "hosted.json"
 
 
+def host_seat_file(save: Path) -> Path:
+    """Where the host's own seat keeps its token and key, next to the table's save file."""
+    return save.with_name(save.stem + ".seat.json")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the host until the match ends or Ctrl-C."""
     try:
         return asyncio.run(host_main(args))
-    except (IllegalMove, ValueError, OSError) as exc:
-        print(f"cardtui host: {exc}", file=sys.stderr)
+    except RelayRefused as exc:
+        say(f"the relay refused to open the room: {exc.message} ({exc.code})")
+        return 1
+    except RelayUnreachable as exc:
+        say(str(exc))
+        return 1
+    except RelayClosed as exc:
+        say(f"the relay closed the connection{f' ({exc.close_code})' if exc.close_code else ''}")
+        return 1
+    except ProtocolError as exc:
+        say(f"{args.relay} does not speak the cardtui relay protocol: {exc.message}")
+        return 1
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            say(f"port {args.port} is already in use (another cardtui host?): choose another"
+                " with --port")
+        else:
+            say(str(exc))
         return 2
+    except (IllegalMove, ValueError) as exc:
+        say(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def say(line: str) -> None:
+    """One line on stderr, for the person who typed the command."""
+    print(f"cardtui host: {line}", file=sys.stderr, flush=True)
 
 
 async def host_main(args: argparse.Namespace) -> int:
@@ -67,57 +116,84 @@ async def host_main(args: argparse.Namespace) -> int:
         bot_delay=args.speed if not args.headless else min(args.speed, 0.6),
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),
-        require_ready=not args.headless,
+        require_ready=not args.headless, turn_seconds=args.turn_seconds or None,
+        reveal_timeout=args.reveal_timeout,
     )
+    if args.turn_seconds < 0 or args.reveal_timeout <= 0:
+        print("cardtui host: --turn-seconds must not be negative, --reveal-timeout positive",
+              file=sys.stderr)
+        return 2
     room = host_secret = None
     if args.resume:
         if not save.exists():
             print(f"cardtui host: no saved game at {save}", file=sys.stderr)
             return 2
-        host, room, host_secret = Host.resume(config, save)
+        try:
+            host, room, host_secret = Host.resume(config, save)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{save} is not a game this cardtui can resume ({exc}): move it"
+                             " away to host a new game") from exc
     else:
         host = Host(config)
+        # A new table: the last table's seat file must not lend this one its token or nonces.
+        host_seat_file(save).unlink(missing_ok=True)
     if not args.headless:
         # The app owns the terminal; the dealer's running commentary would scribble over it.
         host.on_event = lambda line: None
     relay = None
+    tls = None
     if args.relay:
         url = relay_url(args.relay)
+        tls = client_tls(args.ca_file) if args.ca_file or url.startswith("wss:") else None
     else:
         relay = await start_relay(args.bind, args.port, single_room=True)
         if room and host_secret:
             relay.relay.adopt_room(room, host_secret)
         url = f"ws://127.0.0.1:{relay.port}/ws"
-    conn = await RelayConnection.open_room(url, room, host_secret)
-    join_hint = announce(args, conn.room, relay.port if relay else None)
+    try:
+        conn = await RelayConnection.open_room(url, room, host_secret, tls=tls)
+    except BaseException:
+        if relay is not None:
+            await relay.close()
+        raise
+    join_hint = announce(args, conn.room, relay.port if relay else None,
+                         host.identity.public.fingerprint())
     stop = stop_on_signals()
     serving = asyncio.create_task(host.serve(conn))
     seat_app = None
     if not args.headless:
         from tui.commands.join import run_seat_app
 
-        seat_app = asyncio.create_task(run_seat_app(
-            url, conn.room, args.name or getpass.getuser(), args.sign,
-            owner=bytes.fromhex(config.owner_secret or ""), result=None, ascii_only=args.ascii,
-            join_hint=join_hint))
+        seat = RemoteSession(game="", url=url, room=conn.room, name=args.name or getpass.getuser(),
+                             sign=args.sign, owner=bytes.fromhex(config.owner_secret or ""),
+                             identity_path=host_seat_file(save), tls=tls)
+        seat_app = asyncio.create_task(run_seat_app(seat, ascii_only=args.ascii,
+                                                    join_hint=join_hint))
     waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     for task in waiters:
         task.cancel()
+    lost = conn.closed and not stop.is_set() and not host.finished
     await conn.close()
     if relay is not None:
         await relay.close()
+    if lost and relay is None:
+        code = conn.close_code
+        say(f"lost the relay before the match ended{f' (close code {code})' if code else ''}")
+        return 1
     return 0 if host.finished or not args.headless else 130
 
 
-def announce(args: argparse.Namespace, room: str, port: int | None) -> str:
-    """Print, and return, what others type to join."""
+def announce(args: argparse.Namespace, room: str, port: int | None, fingerprint: str = "") -> str:
+    """Print, and return, what others type to join (`--expect` names this host's key)."""
     code = format_room_code(room)
+    expect = f" --expect {fingerprint}" if fingerprint else ""
     if port is None:
-        hint = f"cardtui join --relay {args.relay} {code}"
+        hint = f"cardtui join --relay {args.relay} {code}{expect}"
         print(f"room open on {args.relay}: others run  {hint}", flush=True)
         return hint
-    hint = f"cardtui join {host_and_port(reachable_address(args.bind), port)}"
+    address = host_and_port(reachable_address(args.bind), port)
+    hint = f"cardtui join {address}{expect}"
     print(f"hosting {args.game} for {args.players} on port {port} (room {code})", flush=True)
     print(f"others run:  {hint}", flush=True)
     return hint

@@ -7,13 +7,36 @@ import asyncio
 import getpass
 import hashlib
 import sys
+import time
 from pathlib import Path
 
+import aiohttp
+
 from netplay.machine import data_dir
-from netplay.relay.client import relay_url
-from netplay.relay.wire import parse_room_code
+from netplay.relay.client import (
+    RelayClosed,
+    RelayRefused,
+    RelayUnreachable,
+    client_tls,
+    relay_url,
+)
+from netplay.relay.wire import ProtocolError, parse_room_code
 from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.session.events import (
+    Event,
+    MatchEnded,
+    MatchStarted,
+    MoveMade,
+    Notice,
+    RoundEnded,
+    RoundStarted,
+)
 from tui.commands.netargs import add_player_arguments
+
+# Refusals that can pass: a room's waiting slots free up within seconds, a rate refills.
+RETRY_CODES = frozenset({"room_full", "rate_limited"})
+JOIN_TRIES = 6
+WELCOME_SECONDS = 15.0
 
 HELP = ("Join a networked game: `cardtui join HOST[:PORT]` straight to a host, or"
         " `cardtui join --relay ws://HOST:PORT CODE` through a relay.")
@@ -24,10 +47,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", metavar="HOST[:PORT] | CODE",
                         help="the host's address, or the room code when --relay is given")
     parser.add_argument("--relay", metavar="URL", help="the relay holding the room (ws://HOST:PORT)")
+    parser.add_argument("--ca-file", metavar="PEM",
+                        help="trust the wss:// relay's certificate from this file (default:"
+                        " the system's trusted authorities)")
     parser.add_argument("--room", help="the room code, when the host's relay holds several rooms")
     parser.add_argument("--bot", choices=("greedy", "random"),
                         help="let a bot play this seat instead of opening the app")
     parser.add_argument("--watch", action="store_true", help="watch as a spectator")
+    parser.add_argument("--give-up", type=float, default=120.0, metavar="SECONDS",
+                        help="with --bot: stop when the table is out of reach this long"
+                             " (default 120)")
+    parser.add_argument("--expect", metavar="FINGERPRINT",
+                        help="refuse the table unless the host's fingerprint is this one"
+                             " (`cardtui host` prints it)")
     parser.add_argument("--seat-file", type=Path, metavar="FILE",
                         help="where this seat's secret is kept, to come back after a crash")
     add_player_arguments(parser)
@@ -41,53 +73,151 @@ def seat_file_for(url: str, room: str | None, name: str) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Join and play (with the app, or as a bot) until the match ends."""
+    room: str | None
     try:
         if args.relay:
             url, room = relay_url(args.relay), parse_room_code(args.target)
         else:
             url = relay_url(args.target)
             room = parse_room_code(args.room) if args.room else None
-    except ValueError as exc:
-        print(f"cardtui join: {exc}", file=sys.stderr)
+        tls = client_tls(args.ca_file) if args.ca_file or url.startswith("wss:") else None
+    except (ValueError, OSError) as exc:
+        say(str(exc))
         return 2
     name = args.name or getpass.getuser()
     seat_file = args.seat_file or seat_file_for(url, room, name)
-    if args.bot:
-        return asyncio.run(bot_main(url, room, name, args, seat_file))
-    return asyncio.run(run_seat_app(url, room, name, args.sign, owner=None, result=args.result,
-                                    ascii_only=args.ascii, seat_file=seat_file,
-                                    watch=args.watch))
-
-
-async def bot_main(url: str, room: str | None, name: str, args: argparse.Namespace,
-                   seat_file: Path) -> int:
-    """Play the seat with a bot, printing each event as a line."""
     session = RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
-                            identity_path=seat_file, result_path=args.result)
+                            identity_path=seat_file, result_path=args.result, tls=tls,
+                            watch=args.watch, expect=args.expect)
     try:
-        await session.start()
-    except (OSError, ValueError) as exc:
-        print(f"cardtui join: cannot reach {url}: {exc}", file=sys.stderr)
+        if args.bot:
+            return asyncio.run(bot_main(session, args))
+        return asyncio.run(run_seat_app(session, ascii_only=args.ascii))
+    except KeyboardInterrupt:
+        return 130
+
+
+def say(line: str) -> None:
+    """One line on stderr, for the person who typed the command."""
+    print(f"cardtui join: {line}", file=sys.stderr, flush=True)
+
+
+async def take_seat(session: RemoteSession) -> int:
+    """Connect and wait for the host's welcome, retrying where that can help; 0 if it worked,
+    else the exit status (1: no table; 2: not the table `--expect` names).
+
+    Every failure is said in one line; the session is closed on failure.
+    """
+    try:
+        for attempt in range(1, JOIN_TRIES + 1):
+            try:
+                await session.start()
+                break
+            except RelayRefused as exc:
+                if exc.code not in RETRY_CODES or attempt == JOIN_TRIES:
+                    raise
+                delay = min(2 ** (attempt - 1), 8)
+                say(f"{exc.message}; trying again in {delay} s (try {attempt} of {JOIN_TRIES})")
+                await asyncio.sleep(delay)
+        await session.wait_seated(WELCOME_SECONDS)
+        if session.refused is None:
+            return 0
+        say(session.refused)
+        await session.close()
         return 2
-    result = await play_as_bot(session, args.bot, seed=hash(name) & 0xFFFF)
+    except RelayRefused as exc:
+        say(f"the relay refused: {exc.message} ({exc.code})")
+    except RelayUnreachable as exc:
+        say(str(exc))
+    except RelayClosed as exc:
+        say(f"the relay closed the connection{f' ({exc.close_code})' if exc.close_code else ''}")
+    except ProtocolError as exc:
+        say(f"{session.url} does not speak the cardtui relay protocol: {exc.message}")
+    except TimeoutError:
+        say(f"the room is open but its host did not answer within {WELCOME_SECONDS:g} s")
+    except (ConnectionError, OSError, aiohttp.ClientError) as exc:
+        say(f"cannot reach {session.url}: {exc}")
     await session.close()
+    return 1
+
+
+async def bot_main(session: RemoteSession, args: argparse.Namespace) -> int:
+    """Play the seat with a bot, printing each event as a line; give up on a vanished table."""
+    print(f"joining {session.url} as {session.name} (a {args.bot} bot plays the seat)",
+          flush=True)
+    if status := await take_seat(session):
+        return status
+    lost_since: list[float] = []  # when the table went out of reach, while it is
+
+    def report(event: Event) -> None:
+        # Names and notices come from other parties: no control characters reach the terminal.
+        line = "".join(ch for ch in event_line(event) if ch.isprintable())
+        if line:
+            print(line, flush=True)
+        if isinstance(event, Notice):
+            if event.text.startswith(("connection lost", "the host is away")):
+                lost_since[:] = lost_since or [time.monotonic()]
+            elif event.text in ("reconnected", "the host is back"):
+                lost_since.clear()
+
+    async def patience() -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            if lost_since and time.monotonic() - lost_since[0] > args.give_up:
+                return
+
+    playing = asyncio.create_task(play_as_bot(session, args.bot,
+                                              seed=hash(session.name) & 0xFFFF, report=report))
+    waiting = asyncio.create_task(patience())
+    await asyncio.wait([playing, waiting], return_when=asyncio.FIRST_COMPLETED)
+    waiting.cancel()
+    if not playing.done():
+        playing.cancel()
+        await session.close()
+        say(f"the table has been out of reach for {args.give_up:g} s; giving up")
+        return 1
+    result = playing.result()
+    await session.close()
+    if result is None:
+        say(session.gone or "the connection ended before the match did")
+        return 1
     print(f"result: {result}", flush=True)
-    return 0 if result is not None else 1
+    return 0
 
 
-async def run_seat_app(url: str, room: str | None, name: str, sign: str | None, *,
-                       owner: bytes | None, result: Path | None, ascii_only: bool = False,
-                       seat_file: Path | None = None, watch: bool = False,
+def event_line(event: Event) -> str:
+    """One line for the terminal of a bot's seat."""
+    if isinstance(event, MatchStarted):
+        seat = "watching" if event.my_seat is None else f"in seat {event.my_seat}"
+        names = ", ".join(s.name for s in event.seats)
+        return f"{event.game} match started {seat}: {names}; first to {event.target:,}"
+    if isinstance(event, RoundStarted):
+        return f"round {event.number}"
+    if isinstance(event, MoveMade):
+        return event.text
+    if isinstance(event, RoundEnded):
+        return event.summary
+    if isinstance(event, MatchEnded):
+        return f"match over: scores {', '.join(f'{s:,}' for s in event.scores)}"
+    if isinstance(event, Notice):
+        return f"({event.text})"
+    return ""
+
+
+async def run_seat_app(session: RemoteSession, *, ascii_only: bool = False,
                        join_hint: str = "") -> int:
     """Open the app for a seat at a networked table."""
     from tui.app import CardApp
 
-    session = RemoteSession(game="", url=url, room=room, name=name, sign=sign, owner=owner,
-                            identity_path=seat_file, result_path=result, watch=watch)
     session.extra["join_hint"] = join_hint
-    await session.start()
-    await session.wait_seated()
-    app = CardApp(session, ascii_only=ascii_only)
-    await app.run_async()
-    await session.close()
+    if status := await take_seat(session):
+        return status
+    try:
+        await CardApp(session, ascii_only=ascii_only).run_async()
+    finally:
+        await session.close()
+    if session.gone:
+        say(session.gone)
+        return 1
     return 0
+

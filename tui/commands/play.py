@@ -10,6 +10,7 @@ from engine.errors import IllegalMove, RecordError
 from engine.games import GAME_NAMES, GAMES, ZODIAK
 from engine.zodiak import SIGNS
 from tui.matchsetup import DEFAULT_SPEED, MatchOptions, sign_of_today
+from tui.settings import load_settings
 
 HELP = ("Play Zodiak (to 55) or Hekata (to 10,000) against bots. Quitting saves the match;"
         " `cardtui play --resume` continues it.")
@@ -28,8 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", default="greedy",
                         help="bot kinds for the other seats in turn, e.g. greedy,random")
     parser.add_argument("--seed", type=int, help="seed for the deal, for a repeatable match")
-    parser.add_argument("--speed", type=float, default=DEFAULT_SPEED,
-                        help=f"seconds between bot moves (default {DEFAULT_SPEED})")
+    parser.add_argument("--speed", type=float, default=None,
+                        help=f"seconds between bot moves (default: the settings' bot speed,"
+                             f" else {DEFAULT_SPEED})")
     parser.add_argument("--ascii", action="store_true",
                         help="letters instead of suit symbols and box drawing")
     parser.add_argument("--resume", action="store_true", help="continue the saved match")
@@ -46,11 +48,18 @@ def default_name() -> str:
 def options_from(args: argparse.Namespace) -> MatchOptions:
     """The match the command line asks for."""
     game = args.game or ZODIAK.name
+    saved = load_settings()
     return MatchOptions(
         game=game, players=args.players or GAMES[game].default_players,
-        name=args.name or default_name(), sign=args.sign or sign_of_today(),
+        name=args.name or saved.name or default_name(),
+        sign=args.sign or saved.sign or sign_of_today(),
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()) or ("greedy",),
-        seed=args.seed, speed=args.speed)
+        seed=args.seed, speed=speed_of(args))
+
+
+def speed_of(args: argparse.Namespace) -> float:
+    """Seconds between bot moves: --speed, else the saved bot speed."""
+    return args.speed if args.speed is not None else load_settings().speed
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.resume:
-            session = resume_match(args.speed)
+            session = resume_match(speed_of(args))
         elif args.game is None:
             return run_start_screen(ascii_only=args.ascii)
         else:
@@ -69,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from tui.app import CardApp
 
-    return _run_app(CardApp(session, ascii_only=args.ascii, pace=args.speed))
+    return _run_app(CardApp(session, ascii_only=args.ascii, pace=speed_of(args)))
 
 
 def run_start_screen(ascii_only: bool = False) -> int:
@@ -77,7 +86,8 @@ def run_start_screen(ascii_only: bool = False) -> int:
     from tui.app import CardApp
 
     defaults = MatchOptions(ZODIAK.name, ZODIAK.default_players, default_name(), sign_of_today())
-    return _run_app(CardApp(defaults=defaults, ascii_only=ascii_only, pace=DEFAULT_SPEED))
+    return _run_app(CardApp(defaults=defaults, ascii_only=ascii_only,
+                            pace=load_settings().speed))
 
 
 def _run_app(app) -> int:

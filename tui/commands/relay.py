@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 
 HELP = (
@@ -19,14 +20,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="address to listen on; 0.0.0.0 to accept players from other machines")
     parser.add_argument("--max-rooms", type=int, default=1000, help="rooms open at once")
     parser.add_argument("--max-conns-per-room", type=int, default=16,
-                        help="connections per room, the host included")
+                        help="seated connections per room, the host included (watchers and"
+                        " connections waiting to join have their own caps)")
+    parser.add_argument("--max-rooms-per-address", type=int, default=10,
+                        help="rooms open at once from one source address")
+    parser.add_argument("--max-conns-per-address", type=int, default=64,
+                        help="connections open at once from one source address")
+    parser.add_argument("--trust", action="append", default=[], metavar="ADDRESS",
+                        help="a source address the per-address limits do not apply to (e.g. a"
+                        " TLS proxy in front of this relay, which makes every player come from"
+                        " its address); repeatable")
+    parser.add_argument("--messages-per-second", type=float, default=100.0,
+                        help="messages a connection may send each second (a host twenty times"
+                        " as many)")
+    parser.add_argument("--burst", type=int, default=200,
+                        help="messages a connection may send at once above that rate")
+    parser.add_argument("--host-grace", type=float, default=300.0, metavar="SECONDS",
+                        help="how long a room waits for its host to come back")
+    parser.add_argument("--tls-cert", metavar="PEM", help="serve wss:// with this certificate"
+                        " chain (with --tls-key); or put a TLS proxy in front, see README")
+    parser.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; the exit status."""
-    if args.max_rooms < 1 or args.max_conns_per_room < 2:
-        print("cardtui relay: --max-rooms must be at least 1 and --max-conns-per-room at least 2",
-              file=sys.stderr)
+    if (args.max_rooms < 1 or args.max_conns_per_room < 2 or args.max_rooms_per_address < 1
+            or args.max_conns_per_address < 1):
+        print("cardtui relay: --max-rooms and the per-address limits must be at least 1,"
+              " --max-conns-per-room at least 2", file=sys.stderr)
+        return 2
+    if args.messages_per_second <= 0 or args.burst < 1 or args.host_grace < 0:
+        print("cardtui relay: --messages-per-second must be positive, --burst at least 1 and"
+              " --host-grace not negative", file=sys.stderr)
+        return 2
+    if bool(args.tls_cert) != bool(args.tls_key):
+        print("cardtui relay: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
     if not 0 <= args.port <= 65535:
         print(f"cardtui relay: --port {args.port} is not a TCP port (0 to 65535)", file=sys.stderr)
@@ -36,12 +64,30 @@ def run(args: argparse.Namespace) -> int:
 
 async def _serve(args: argparse.Namespace) -> int:
     # Imported here so `cardtui --help` does not pay for aiohttp.
-    from netplay.relay.server import RelayLimits, start_relay
+    import ssl
+
+    from netplay.relay.guard import throttle_logs
+    from netplay.relay.server import RelayLimits, start_relay, tls_context
     from tui.commands.netargs import stop_on_signals
 
-    limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room)
+    limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room,
+                         max_rooms_per_address=args.max_rooms_per_address,
+                         max_conns_per_address=args.max_conns_per_address,
+                         exempt_addresses=frozenset(args.trust),
+                         messages_per_second=args.messages_per_second, burst=args.burst,
+                         host_grace_seconds=args.host_grace)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
+    throttle_logs(limits.log_interval_seconds)
+    tls = None
+    if args.tls_cert:
+        try:
+            tls = tls_context(args.tls_cert, args.tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            print(f"cardtui relay: cannot use {args.tls_cert} and {args.tls_key} for TLS:"
+                  f" {exc.strerror or exc}", file=sys.stderr)
+            return 2
     try:
-        relay = await start_relay(args.bind, args.port, limits)
+        relay = await start_relay(args.bind, args.port, limits, tls=tls)
     except OSError as exc:
         print(f"cardtui relay: cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}",
               file=sys.stderr)

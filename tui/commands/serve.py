@@ -55,10 +55,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-sessions", type=int, default=64, help="SSH sessions at once")
     parser.add_argument("--sessions-per-address", type=int, default=4,
                         help="SSH sessions at once from one client address")
+    parser.add_argument("--idle-minutes", type=float, default=30.0,
+                        help="close an SSH or browser session after this long without input")
     parser.add_argument("--empty-table-seconds", type=float, default=120.0,
                         help="close a table nobody sits at or watches for this long")
     parser.add_argument("--away-seconds", type=float, default=30.0,
                         help="seconds a player may be away before a bot plays for them")
+    parser.add_argument("--turn-seconds", type=float, default=60.0,
+                        help="seconds a connected player may take over a move before their"
+                             " seat's bot makes it (0: no turn timer)")
     parser.add_argument("--cold", action="store_true",
                         help="start every session's program from scratch instead of forking it"
                              " from a warm process (slower, uses more memory)")
@@ -82,9 +87,10 @@ def check(args: argparse.Namespace) -> str | None:
     for name in ("max_tables", "max_sessions", "sessions_per_address"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1"
-    if args.empty_table_seconds <= 0 or args.away_seconds <= 0 or args.bot_speed < 0:
-        return ("--empty-table-seconds and --away-seconds must be positive, --bot-speed not"
-                " negative")
+    if (args.empty_table_seconds <= 0 or args.away_seconds <= 0 or args.bot_speed < 0
+            or args.turn_seconds < 0 or args.idle_minutes <= 0):
+        return ("--empty-table-seconds, --away-seconds and --idle-minutes must be positive,"
+                " --bot-speed and --turn-seconds not negative")
     if args.authorized_keys is not None and not args.authorized_keys.is_file():
         return f"--authorized-keys {args.authorized_keys}: no such file"
     if args.password == "":
@@ -200,13 +206,16 @@ async def serve(args: argparse.Namespace) -> int:
     from netplay.table.opened import OpenedGuard, OpenedLimits
     from netplay.table.service import TableLimits, TablesService, add_table_routes
 
-    app = make_relay_app(RelayLimits())
+    # The tables and the SSH sessions' apps all reach the relay from loopback: the relay's
+    # limits per source address are for strangers, not for this server's own parts.
+    app = make_relay_app(RelayLimits(exempt_addresses=frozenset({"127.0.0.1", "::1"})))
     opened = OpenedGuard(OpenedLimits(), set())
     app.middlewares.append(opened.middleware)
     tables = TablesService(TableLimits(max_tables=args.max_tables,
                                        empty_seconds=args.empty_table_seconds,
                                        bot_delay=args.bot_speed,
-                                       away_timeout=args.away_seconds),
+                                       away_timeout=args.away_seconds,
+                                       turn_seconds=args.turn_seconds or None),
                            tables_per_remote_address=opened.limits.tables_per_address)
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []
@@ -217,7 +226,7 @@ async def serve(args: argparse.Namespace) -> int:
         port = await listen(runner, "127.0.0.1", 0 if args.api_bind else args.port)
         api_port = None
         if args.api_bind:
-            api_port = await listen(runner, args.api_bind, args.port)
+            api_port = await listen(runner, args.api_bind, args.port, capped=True)
             opened.ports.add(api_port)
         server = f"http://127.0.0.1:{port}"
         tables.relay_url = f"ws://127.0.0.1:{port}/ws"
@@ -229,7 +238,8 @@ async def serve(args: argparse.Namespace) -> int:
             return launch_command(warm, server, session.username)
 
         limits = DoorLimits(sessions_per_address=args.sessions_per_address,
-                            total_sessions=args.max_sessions)
+                            total_sessions=args.max_sessions,
+                            idle_timeout=args.idle_minutes * 60)
         sessions = SessionCounter(limits.total_sessions, limits.sessions_per_address)
         throttle = LoginThrottle()
         door = SSHDoor(command, args.host_key or default_host_key(), port=args.ssh_port,
@@ -247,9 +257,10 @@ async def serve(args: argparse.Namespace) -> int:
                                           in (reachable_address(args.bind), "127.0.0.1",
                                               "localhost")]
             web_door = WebDoor(lambda name: entry_command(server, name), session_environment(),
-                               sessions, throttle, args.password, origins)
+                               sessions, throttle, args.password, origins,
+                               idle_timeout=limits.idle_timeout)
             web_port = await listen(await start_runner(web_door.app(), runners), args.bind,
-                                    args.web_port)
+                                    args.web_port, capped=True)
         announce(args, door.fingerprint, ssh_port, port, api_port, web_port)
         await until_signalled()
     print("cardtui serve stopped.", flush=True)
@@ -306,11 +317,28 @@ async def start_runner(app: object, runners: list) -> object:
     return runner
 
 
-async def listen(runner: object, bind: str, port: int) -> int:
-    """Serve runner's application on bind:port as well; return the bound port."""
+async def listen(runner: object, bind: str, port: int, capped: bool = False) -> int:
+    """Serve runner's application on bind:port as well; return the bound port.
+
+    capped: count connections per address and in total (netplay.table.opened.ConnectionCap),
+    for listeners that strangers reach.
+    """
+    import asyncio
+
     from aiohttp import web
 
-    site = web.TCPSite(runner, bind, port)  # type: ignore[arg-type]
+    from netplay.table.opened import ConnectionCap
+
+    class Site(web.TCPSite):
+        async def start(self) -> None:
+            await web.BaseSite.start(self)
+            factory = self._runner.server
+            assert factory is not None
+            self._server = await asyncio.get_running_loop().create_server(
+                ConnectionCap().wrap(factory) if capped else factory, self._host, self._port,
+                backlog=self._backlog)
+
+    site = Site(runner, bind, port)  # type: ignore[arg-type]
     await site.start()
     return site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 

@@ -22,16 +22,17 @@ class ConfirmQuit(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No, keep playing"),
     ]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, yes: str = "Quit (y)", no: str = "Keep playing (n)") -> None:
         super().__init__()
         self.question = question
+        self.yes, self.no = yes, no
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.question, classes="dialog-title")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Quit (y)", id="yes", variant="error")
-                yield Button("Keep playing (n)", id="no", variant="primary")
+                yield Button(self.yes, id="yes", variant="error")
+                yield Button(self.no, id="no", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -102,3 +103,43 @@ class Summary(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+class MatchResult(ModalScreen[str]):
+    """The match's result and score history: rematch (r), look back at the table (v), leave (enter)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "choose('rematch')", "Rematch"),
+        Binding("v,escape", "choose('review')", "Look back"),
+        Binding("enter", "choose('leave')", "Leave"),
+    ]
+
+    def __init__(self, title: str, body: str, rematch: bool) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.rematch = rematch
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text, classes="dialog-title")
+            yield Static(self.body, classes="dialog-body", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                if self.rematch:
+                    yield Button("Rematch (r)", id="rematch", variant="success")
+                yield Button("Look back (v)", id="review")
+                yield Button("Leave (enter)", id="leave", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#leave", Button).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("rematch",):
+            return self.rematch
+        return True
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id or "leave")
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)

@@ -8,7 +8,9 @@ move with the engine first so it never sends an illegal one.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import work
@@ -16,6 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
 from engine.errors import IllegalMove
@@ -35,13 +38,17 @@ from netplay.session.events import (
     SeatsChanged,
 )
 from tui.literal import literal
-from tui.screens.dialogs import ConfirmQuit, Summary
+from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
 from tui.widgets.gamelog import GameLog
 from tui.widgets.hand import CardRow
-from tui.widgets.players import Players, TableState
+from tui.widgets.players import Players, TableState, score_text
+from tui.words import grouped, plain_text, pretty_cards
 
 COMMON_BINDINGS: list[BindingType] = [
+    Binding("home", "cursor_to(0)", "First card", show=False),
+    Binding("end", "cursor_to(-1)", "Last card", show=False),
+    Binding("r", "show_result", "Result", show=False),
     Binding("pageup", "log_page(-1)", "Log", key_display="PgUp"),
     Binding("pagedown", "log_page(1)", "Log down", show=False),
     Binding("question_mark", "help", "Help", key_display="?"),
@@ -52,6 +59,10 @@ COMMON_BINDINGS: list[BindingType] = [
 WIDE = 110
 # Taller than this as well, cards are drawn large.
 TALL = 32
+# How long the last move stays highlighted.
+FRESH_SECONDS = 2.5
+# Smaller than this, the screen says so instead of drawing a table nobody can read.
+MIN_SIZE = (80, 24)
 
 
 class GameScreen(Screen[None]):
@@ -77,6 +88,13 @@ class GameScreen(Screen[None]):
         self.match_over = False
         self._last_shown = 0.0
         self.log_lines: list[str] = []
+        self.match_winner: int | None = None
+        self.reviewing = False
+        # (round number, its winner, its points, the match scores after it)
+        self.history: list[tuple[int, int | None, int, tuple[int, ...]]] = []
+        self.was_my_turn = False
+        self.halted = ""  # why nobody can move now (the host is out of reach), or ""
+        self._fresh_timer: Timer | None = None
 
     # -- layout -------------------------------------------------------------
 
@@ -88,11 +106,14 @@ class GameScreen(Screen[None]):
                     yield Players(self.ascii_only, id="players")
                     yield from self.compose_table()
                 yield from self.compose_middle()
+                yield Static("No scores yet.", id="score-board", markup=False)
                 yield Static("", id="last-move")
                 yield GameLog(id="log")
                 yield from self.compose_hand()
                 yield Static("", id="status")
             yield GameLog(id="side-log")
+        yield Static(self.plain(f"This window is too small for the table: make it at least"
+                                f" {MIN_SIZE[0]}×{MIN_SIZE[1]}."), id="too-small")
         yield Footer()
 
     def compose_table(self) -> ComposeResult:
@@ -109,10 +130,19 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#players").border_title = "Players"
+        self.query_one("#score-board").border_title = "Scores by " + self.round_word
         self.query_one("#log").border_title = "Log"
         self.query_one("#side-log").border_title = "Log"
         self._apply_width(self.app.size.width)
+        self.set_interval(1.0, self._count_down)
         self.drain()
+
+    def _count_down(self) -> None:
+        """Show the seconds left on the turn timer, if the table has one."""
+        players = self.query_one(Players)
+        shown = self._turn_left()
+        if players.state is not None and players.state.turn_left != shown:
+            players.state = replace(players.state, turn_left=shown)
 
     def on_resize(self) -> None:
         self._apply_width(self.app.size.width)
@@ -120,16 +150,32 @@ class GameScreen(Screen[None]):
     def _apply_width(self, width: int) -> None:
         wide = width >= WIDE
         self.set_class(wide, "-wide")
+        small = width < MIN_SIZE[0] or self.app.size.height < MIN_SIZE[1]
+        self.set_class(small, "-too-small")
+        tall = self.app.size.height >= TALL
+        self.set_class(tall, "-tall")
         for row in self.query(CardRow):
-            row.big = wide and self.app.size.height >= TALL
+            row.big = wide and tall
 
     @property
     def log_widget(self) -> GameLog:
         """The log that is visible at this width."""
         return self.query_one("#side-log" if self.has_class("-wide") else "#log", GameLog)
 
+    def plain(self, text: str) -> str:
+        """`text` as this terminal can show it (no dashes or dots outside ASCII with --ascii)."""
+        return plain_text(text) if self.ascii_only else text
+
+    def fade_last_move(self) -> None:
+        """End the last move's highlight."""
+        self._fresh_timer = None
+        self.last_mover = None
+        self.query_one("#last-move", Static).set_class(False, "-fresh")
+        self.show_view()
+
     def write_log(self, text: str, mine: bool = False, note: bool = False) -> None:
         """Write to both logs so resizing never loses history."""
+        text = self.plain(text)
         self.log_lines.append(text)
         for log in self.query(GameLog):
             log.note(text) if note else log.move(text, mine)
@@ -152,9 +198,12 @@ class GameScreen(Screen[None]):
         elif isinstance(event, RoundStarted):
             self.round_number, self.view, self.scores = event.number, event.view, event.scores
             self.last_mover, self.last_move, self.sent = None, None, False
-            word = game_named(self.session.game).round_word.capitalize()
+            word = self.round_word.capitalize()
             self.write_log(f"— {word} {event.number} —", note=True)
-            self.app.sub_title = f"{word.lower()} {event.number} · first to {self.target:,}"
+            # After a resume or a rejoin the round is already under way: tell its story so far.
+            for effect in getattr(event.view, "history", ()):
+                self.write_log(self.describe(effect, None), mine=effect.seat == self.my_seat)
+            self.app.sub_title = self.plain(f"{word.lower()} {event.number} · first to {self.target:,}")
             self.on_new_round()
         elif isinstance(event, MoveMade):
             await self._pace(event.seat)
@@ -162,31 +211,45 @@ class GameScreen(Screen[None]):
             self.scores = tuple(event.view.scores)
             if event.seat == self.my_seat:
                 self.sent = False
-            self.write_log(self.move_text(event), mine=event.seat == self.my_seat)
-            self.query_one("#last-move", Static).update(literal(f"Last move: {event.text}"))
+            text = self.move_text(event)
+            self.write_log(text, mine=event.seat == self.my_seat)
+            self.query_one("#last-move", Static).update(literal(self.plain(f"Last move: {text}")))
+            # The last move stays highlighted for a moment, so a bot's move is seen on the table.
+            if self._fresh_timer is not None:
+                self._fresh_timer.stop()
+            self._fresh_timer = self.set_timer(FRESH_SECONDS, self.fade_last_move)
         elif isinstance(event, RoundEnded):
             self.view, self.scores = event.view, event.scores
-            self.write_log(event.summary, note=True)
+            summary = self.round_title(event.winner, event.points)
+            self.history.append((self.round_number, event.winner, event.points, event.scores))
+            self.query_one("#score-board", Static).update(self.score_history())
+            self.write_log(summary, note=True)
             self.show_view()
-            if self.my_seat is None:
-                return  # a watcher is not asked to click through every round
+            if self.my_seat is None or max(event.scores, default=0) >= self.target:
+                return  # watchers are not asked to click through rounds; a won match says it all
             await self.app.push_screen_wait(
-                Summary(event.summary, self.score_lines(event.scores), "Next round"))
+                Summary(summary, self.score_lines(event.scores), "Next " + self.round_word))
             return
         elif isinstance(event, MatchEnded):
             self.match_over = True
+            self.match_winner = event.winner
             self.scores = event.scores
             self.show_view()
             title = self.result_title(event.winner)
             self.write_log(title, note=True)
-            await self.app.push_screen_wait(
-                Summary(title, self.score_lines(event.scores), "Leave"))
-            self.app.exit(title)
+            self.on_match_ended(event)
+            self.show_result()
             return
         elif isinstance(event, SeatsChanged):
             self.seats = event.seats
         elif isinstance(event, Notice):
             self.write_log(event.text, note=True)
+            # While the host is out of reach nobody's move counts: do not invite one.
+            if event.level == "warning" and ("host is away" in event.text
+                                             or "connection lost" in event.text):
+                self.halted = event.text
+            elif event.text in ("the host is back", "reconnected"):
+                self.halted = ""
             if event.level != "info":
                 self.notify(literal(event.text).plain, markup=False,
                             severity="warning" if event.level == "warning" else "error")
@@ -201,14 +264,95 @@ class GameScreen(Screen[None]):
         self._last_shown = time.monotonic()
 
     def move_text(self, event: MoveMade) -> str:
-        """The log line for a move: the session's words, plus the cards you drew."""
+        """The log line for a move, in names and card symbols, with the cards you drew."""
         history = getattr(event.view, "history", None)
-        if event.seat != self.my_seat or not history:
-            return event.text
-        drawn = [c for c in getattr(history[-1], "drawn", ()) if c is not None]
-        if not drawn or not game_named(self.session.game).uses_signs:
-            return event.text
-        return f"{event.text}: {' '.join(map(str, drawn))}"
+        effect = history[-1] if history else None
+        if effect is None or effect.seat != event.seat or effect.move != event.move:
+            return self.plain(grouped(pretty_cards(event.text, self.ascii_only)))
+        return self.describe(effect, event.view)
+
+    def describe(self, effect: object, after: Round | None) -> str:
+        """One move in words; `after` is the view right after it (None when retelling)."""
+        raise NotImplementedError
+
+    def seat_name(self, seat: int) -> str:
+        """A seat's name."""
+        return self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
+
+    @property
+    def round_word(self) -> str:
+        """What a round is called in this game (tui/RULES.md: a Zodiak round, a Hekata deal)."""
+        return game_named(self.session.game).round_word
+
+    def round_title(self, winner: int | None, points: int) -> str:
+        """How a round or deal ended, in words."""
+        if self.session.game == "zodiak":
+            if winner is None:
+                return "The round is blocked: no winner, no points."
+            if winner == self.my_seat:
+                return f"You go out and score {points:,}."
+            return f"{self.seat_name(winner)} goes out and scores {points:,}."
+        if winner is None:
+            return "The deal is even."
+        if self.my_team == winner:
+            return f"Your team wins the deal, taking {points:,}."
+        names = self.team_name(winner)
+        verb = "win" if " & " in names else "wins"
+        return f"{names} {verb} the deal, taking {points:,}."
+
+    @property
+    def my_team(self) -> int | None:
+        """Your Hekata team (None when watching)."""
+        if self.my_seat is None:
+            return None
+        return self.my_seat % 2 if len(self.seats) == 4 else self.my_seat
+
+    def score_history(self) -> str:
+        """The score after every round of the match so far, one line per round."""
+        if not self.history:
+            return ""
+        if self.session.game == "zodiak":
+            names = [s.name for s in self.seats]
+        else:
+            names = [self.team_name(t) for t in range(len(self.scores))]
+        width = max(8, *(len(n) for n in names))
+        head = f"{self.round_word.capitalize():<6}" + "".join(f"{n[:width]:>{width + 2}}"
+                                                             for n in names)
+        lines = [head]
+        for number, _winner, _points, scores in self.history:
+            lines.append(f"{number:<6}" + "".join(f"{s:>{width + 2},}" for s in scores))
+        return "\n".join(lines)
+
+    def on_match_ended(self, event: MatchEnded) -> None:
+        """Count the match in the saved statistics (a hook the app fills in)."""
+        record = getattr(self.app, "record_result", None)
+        if record is not None and self.my_seat is not None:
+            won = event.winner is not None and (
+                event.winner == (self.my_seat if self.session.game == "zodiak" else self.my_team))
+            record(self.session.game, won)
+
+    def show_result(self) -> None:
+        """The match's result with its score history: rematch, look back at the table, or leave."""
+        title = self.result_title(self.match_winner)
+        body = self.score_lines(self.scores)
+        if self.history:
+            _number, winner, points, _scores = self.history[-1]
+            body = f"{self.round_title(winner, points)}\n\n{body}"
+        table = self.score_history()
+        if table:
+            body += "\n\n" + table
+        rematch = self.app.can_rematch()  # type: ignore[attr-defined]
+        self.app.push_screen(MatchResult(title, body, rematch), self._after_result)
+
+    def _after_result(self, choice: str | None) -> None:
+        title = self.result_title(self.match_winner)
+        if choice == "rematch":
+            self.app.rematch()  # type: ignore[attr-defined]
+        elif choice == "leave":
+            self.app.exit(title)
+        else:
+            self.reviewing = True
+            self.show_view()
 
     def score_lines(self, scores: tuple[int, ...]) -> str:
         """The match scores, one line per seat (Zodiak) or team (Hekata)."""
@@ -219,7 +363,8 @@ class GameScreen(Screen[None]):
         else:
             rows = [(self.team_name(t), score, "") for t, score in enumerate(scores)]
         width = max((len(name) for name, _, _ in rows), default=4)
-        lines = [f"{name:<{width}}{left}  {score:>6,}" for name, score, left in rows]
+        lines = [f"{name:<{width}}{left}  {score_text(score, 40, self.ascii_only):>6}"
+                 for name, score, left in rows]
         return "\n".join(lines) + f"\n\nThe match is played to {self.target:,}."
 
     def team_name(self, team: int) -> str:
@@ -246,7 +391,7 @@ class GameScreen(Screen[None]):
         """Whether you may act now: it is your turn and your last move is not still on its way."""
         view = self.view
         return (view is not None and not self.sent and self.my_seat is not None
-                and view.turn == self.my_seat)
+                and view.turn == self.my_seat and not self.halted)
 
     def show_view(self) -> None:
         """Redraw everything from the current view."""
@@ -254,10 +399,33 @@ class GameScreen(Screen[None]):
         self.query_one(Players).state = TableState(
             self.session.game, self.seats, self.my_seat,
             tuple(view.hand_sizes()) if view else (), view.turn if view else None,
-            self.scores, self.last_mover)
+            self.scores, self.last_mover, self._turn_left())
         self.query_one("#last-move", Static).set_class(self.last_mover is not None, "-fresh")
         self.show_game()
+        if self.halted and not self.match_over:
+            self.set_status(f"{self.halted.capitalize()} (q leaves).", "error")
+        if self.reviewing:
+            self.set_status("The match is over: PgUp scrolls the log, r shows the result again,"
+                            " q leaves.")
+        self._notice_turn()
         self.refresh_bindings()
+
+    def _turn_left(self) -> int | None:
+        left = self.session.turn_left()
+        return None if left is None else math.ceil(left)
+
+    def _notice_turn(self) -> None:
+        """Light up the hand (and ring the bell, if wanted) when it becomes your turn."""
+        mine = self.my_turn and not self.match_over
+        self.set_class(mine, "-your-turn")
+        hands = self.query("#hand")
+        if hands:
+            hands.first().border_title = "Your hand — your turn" if mine else "Your hand"
+            hands.first().border_title = self.plain(hands.first().border_title or "")
+        settings = getattr(self.app, "settings", None)
+        if mine and not self.was_my_turn and settings is not None and settings.bell:
+            self.app.bell()
+        self.was_my_turn = mine
 
     def show_game(self) -> None:
         """Redraw the game's own widgets; subclasses implement it."""
@@ -268,7 +436,7 @@ class GameScreen(Screen[None]):
     def set_status(self, text: str, level: str = "") -> None:
         """The line under the hand: what you are building, whether it is legal, and why not."""
         status = self.query_one("#status", Static)
-        status.update(literal(text))
+        status.update(literal(self.plain(text)))
         status.set_class(level == "error", "-error")
         status.set_class(level == "ok", "-ok")
 
@@ -284,17 +452,23 @@ class GameScreen(Screen[None]):
             await self.session.submit(move)
         except IllegalMove as exc:
             self.sent = False
-            self.set_status(str(exc), "error")
+            self.set_status(pretty_cards(str(exc), self.ascii_only) + self.refusal_hint(), "error")
             self.app.bell()
             return False
         self.refresh_bindings()
         return True
+
+    def refusal_hint(self) -> str:
+        """What to do after the engine refused your move; games may add a way out."""
+        return ""
 
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "log_page":
             return not self.has_class("-building")
+        if action == "show_result":
+            return self.reviewing
         return True
 
     # The hand is the CardRow #hand in both games; each screen keeps `hand` and `cursor`.
@@ -302,6 +476,16 @@ class GameScreen(Screen[None]):
         if self.hand:  # type: ignore[attr-defined]
             self.cursor = (self.cursor + step) % len(self.hand)  # type: ignore[attr-defined]
             self.query_one("#hand", CardRow).cursor = self.cursor
+
+    def action_cursor_to(self, index: int) -> None:
+        if self.hand:  # type: ignore[attr-defined]
+            self.cursor = index % len(self.hand)  # type: ignore[attr-defined]
+            self.query_one("#hand", CardRow).cursor = self.cursor
+
+    def action_show_result(self) -> None:
+        if self.reviewing:
+            self.reviewing = False
+            self.show_result()
 
     def action_cursor_line(self, direction: int) -> None:
         row = self.query_one("#hand", CardRow)
@@ -322,15 +506,18 @@ class GameScreen(Screen[None]):
         if self.match_over:
             question = "Quit? The match is over."
         elif getattr(self.session, "save_path", None) is not None:
-            question = "Quit now? The match is saved; `cardtui play --resume` continues it."
+            question = "Quit now? The match is saved: cardtui play --resume continues it."
         elif getattr(self.session, "is_owner", False):
             question = ("Close the table? You are the host: the game stops for everyone"
-                        " (`cardtui host --resume` continues it).")
+                        " (cardtui host --resume continues it).")
         elif self.my_seat is None:
             question = "Stop watching?"
+        elif getattr(self.app, "tables", None) is not None:  # a seat taken over SSH
+            question = ("Leave the table for the lobby? A bot plays your seat until you sit"
+                        " at this table again.")
         else:
-            question = ("Leave the table? A bot plays your seat until you come back"
-                        " (run the same `cardtui join` again).")
+            question = ("Leave the table? A bot plays your seat until you come back: run the"
+                        " same cardtui join command again.")
 
         async def answer(yes: bool | None) -> None:
             if yes:

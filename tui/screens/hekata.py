@@ -10,11 +10,16 @@ from textual.containers import Vertical
 
 from engine.bots import GreedyBot
 from engine.errors import IllegalMove
-from engine.hekata import HekataDeal, HekataMove, best_trick
+from engine.hekata import HekataDeal, HekataEffect, HekataMove, best_trick
+from engine.match import Round
 from tui.screens.game import COMMON_BINDINGS, GameScreen
 from tui.widgets.cardface import digit_face
 from tui.widgets.hand import CardRow
 from tui.widgets.trick_builder import TrickBuilder
+from tui.words import hekata_words
+
+# More table cards than this do not fit beside the players panel.
+BESIDE_PLAYERS = 6
 
 
 class HekataScreen(GameScreen):
@@ -74,12 +79,16 @@ class HekataScreen(GameScreen):
         self.hand = sorted(c for c in view.hands[self.my_seat] if c is not None) if mine else []
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
         table = self.query_one("#table", CardRow)
-        fresh_last = (self.last_move is not None and getattr(self.last_move, "trick", 1) is None
-                      and bool(view.table))
+        fresh_last = (self.last_mover is not None and self.last_move is not None
+                      and getattr(self.last_move, "trick", 1) is None and bool(view.table))
         table.faces = tuple(digit_face(c, fresh=fresh_last and i == len(view.table) - 1)
                             for i, c in enumerate(view.table))
+        # A big table goes under the players, full width, its cards overlapping on one line.
+        self.set_class(len(view.table) > BESIDE_PLAYERS, "-big-table")
+        table.compact = True
         stock = f" · stock {len(view.stock)}" if view.players == 2 else ""
-        table.border_title = f"Table · {len(view.table)} card{'s' if len(view.table) != 1 else ''}{stock}"
+        table.border_title = self.plain(
+            f"Table · {len(view.table)} card{'s' if len(view.table) != 1 else ''}{stock}")
         self._update_takers(view)
         row = self.query_one("#hand", CardRow)
         row.faces = tuple(digit_face(c, playable=self.my_turn and c in self.takers)
@@ -106,8 +115,8 @@ class HekataScreen(GameScreen):
             self.set_status(f"{name} to move…" if not self.sent else "Sent…")
         elif self.takers:
             dot = "*" if self.ascii_only else "•"
-            self.set_status(f"Your turn: enter lays the card under the cursor; {dot} marks cards"
-                            " that take a trick.")
+            self.set_status(f"Your turn: enter lays the cursor's card; {dot} marks cards that"
+                            " take a trick.")
         else:
             self.set_status("Your turn: enter lays the card under the cursor (none takes a trick).")
 
@@ -161,10 +170,21 @@ class HekataScreen(GameScreen):
             builder.remove()
         self.remove_class("-building")
 
-    def action_back(self) -> None:
-        self._close_builder()
-        self.call_after_refresh(self.show_game)
-        self.call_after_refresh(self.refresh_bindings)
+    async def action_back(self) -> None:
+        # Wait for the builder to go, so the hand gets its cursor and the status its words back.
+        await self.query(TrickBuilder).remove()
+        self.remove_class("-building")
+        self.show_game()
+        self.refresh_bindings()
+
+    def describe(self, effect: object, after: Round | None) -> str:
+        assert isinstance(effect, HekataEffect)
+        if effect.seat == self.my_seat and effect.move.trick is not None and after is not None:
+            record = getattr(self.app, "record_trick", None)
+            if record is not None:
+                record(effect.total)
+        return hekata_words(self.seat_name(effect.seat), effect,
+                            show_drawn=effect.seat == self.my_seat)
 
     async def on_trick_builder_confirmed(self, event: TrickBuilder.Confirmed) -> None:
         event.stop()

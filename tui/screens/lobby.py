@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import ClassVar
 
 import aiohttp
@@ -19,7 +20,7 @@ from netplay.relay.wire import parse_room_code
 from netplay.table.service import TableInfo, TableRequest, TablesClient
 from tui.literal import literal
 
-REFRESH_SECONDS = 2.0
+REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
 
 
@@ -148,7 +149,8 @@ class LobbyScreen(Screen[None]):
         # A user name is whatever the SSH client sent: shown as plain text, never as markup.
         yield Static(Text(f"Tables on this server — you are {self.player_name}"),
                      id="lobby-title")
-        yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it.",
+        yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it."
+                     " The server deals every table: it can see every hand.",
                      id="lobby-help")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield Static("Loading the tables…", id="lobby-status")
@@ -159,8 +161,23 @@ class LobbyScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns("Table", "Game", "Seats", "People", "Watching", "State")
         table.focus()
-        self.action_refresh_tables()
-        self.set_interval(REFRESH_SECONDS, self.action_refresh_tables)
+        self.watch_listing()
+
+    @work(exclusive=True, group="watch")
+    async def watch_listing(self) -> None:
+        """Show the listing, then each change of it as the server announces it."""
+        version: int | None = None
+        while True:
+            try:
+                listing, version = await self.client.watch(version)
+            except (OSError, aiohttp.ClientError, ValueError, KeyError) as exc:
+                version = None
+                self._shown = None
+                self.set_status(f"Cannot reach the tables: {exc or type(exc).__name__}",
+                                error=True)
+                await asyncio.sleep(REFRESH_SECONDS)
+                continue
+            self._show(tuple(listing))
 
     @work(exclusive=True, group="tables")
     async def action_refresh_tables(self) -> None:
@@ -171,6 +188,9 @@ class LobbyScreen(Screen[None]):
             self._shown = None
             self.set_status(f"Cannot reach the tables: {exc or type(exc).__name__}", error=True)
             return
+        self._show(listing)
+
+    def _show(self, listing: tuple[TableInfo, ...]) -> None:
         if listing != self._shown:  # an unchanged listing is not drawn again (idle sessions)
             self._shown = listing
             self.tables = listing

@@ -116,8 +116,12 @@ class SeatsScreen(Screen[None]):
         owner_keys = (" F3 seats a bot, F4 takes one out; F5 starts now, with bots in the"
                       " empty seats." if session.is_owner else "")
         hint = session.extra.get("join_hint", "")
+        fingerprint = session.fingerprint()
         self.query_one("#seats-help", Static).update(literal(
             (f"Others join with:  {hint}\n" if hint else "")
+            + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
+               if fingerprint else "")
+            + "The host's program deals: it can see every hand.\n"
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
             + owner_keys))
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -14,14 +16,19 @@ from engine.errors import IllegalMove, RecordError
 from engine.games import GAMES, ZODIAK
 from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
+from tui.screens.dialogs import ConfirmQuit
 
 
 class StartScreen(Screen[None]):
     """Pick a game and seats; enter (or the Play button) starts a match against bots."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "play", "Play", priority=True),
+        # Not a priority key: on a drop-down enter opens it, and only the Play button, the name
+        # field or the screen itself start a match.
+        Binding("enter", "play", "Play", show=False),
+        Binding("p", "play", "Play"),
         Binding("r", "resume", "Resume saved"),
+        Binding("s", "settings", "Settings"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
     ]
@@ -32,7 +39,7 @@ class StartScreen(Screen[None]):
         self.ascii_only = ascii_only
 
     def compose(self) -> ComposeResult:
-        d = self.defaults
+        d = self.defaults = self._with_settings(self.defaults)
         yield Header()
         with Vertical(id="start"):
             yield Static("Play cards against bots", id="start-title")
@@ -53,11 +60,28 @@ class StartScreen(Screen[None]):
                              allow_blank=False, id="sign")
             yield Static(GAMES[d.game].blurb, id="about")
             with Horizontal(id="start-buttons"):
-                yield Button("Play (enter)", variant="primary", id="play")
+                yield Button("Play (p)", variant="primary", id="play")
                 if save_path().exists():
                     yield Button("Resume saved match (r)", id="resume")
+                yield Button("Settings (s)", id="settings-button")
             yield Static("", id="start-error")
         yield Footer()
+
+    def _with_settings(self, d: MatchOptions) -> MatchOptions:
+        # The saved name, sign and bot speed are the defaults; the command line's seed stays.
+        settings = getattr(self.app, "settings", None)
+        if settings is None:
+            return d
+        return replace(d, name=settings.name or d.name, sign=settings.sign or d.sign,
+                       speed=settings.speed)
+
+    def action_settings(self) -> None:
+        self.app.open_settings(self._refresh_from_settings)  # type: ignore[attr-defined]
+
+    def _refresh_from_settings(self) -> None:
+        self.defaults = self._with_settings(self.defaults)
+        self.query_one("#name", Input).value = self.defaults.name
+        self.query_one("#sign", Select).value = self.defaults.sign
 
     def _sign_label(self, sign: str) -> str:
         return f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(self.ascii_only)})"
@@ -98,7 +122,28 @@ class StartScreen(Screen[None]):
             return save_path().exists()
         return True
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_play()
+
     def action_play(self) -> None:
+        try:
+            self.options().check()
+        except IllegalMove as exc:
+            self.query_one("#start-error", Static).update(str(exc))
+            return
+        if save_path().exists():
+            # One save slot: a new match would replace the saved one when it is quit.
+            question = ("You have a saved match. A new match replaces it when you quit."
+                        " Start a new match anyway?")
+            self.app.push_screen(ConfirmQuit(question, yes="Start new (y)", no="Keep it (n)"),
+                                 self._start_if)
+            return
+        self._start_if(True)
+
+    def _start_if(self, yes: bool | None) -> None:
+        if not yes:
+            return
         try:
             session = new_match(self.options())
         except IllegalMove as exc:
@@ -110,7 +155,7 @@ class StartScreen(Screen[None]):
         try:
             session = resume_match(self.defaults.speed)
         except (FileNotFoundError, RecordError, ValueError) as exc:
-            self.query_one("#start-error", Static).update(str(exc))
+            self.query_one("#start-error", Static).update(Text(str(exc)))
             return
         self.app.play(session)  # type: ignore[attr-defined]
 
@@ -119,6 +164,8 @@ class StartScreen(Screen[None]):
             self.action_play()
         elif event.button.id == "resume":
             self.action_resume()
+        elif event.button.id == "settings-button":
+            self.action_settings()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -12,19 +13,23 @@ from textual.widgets import Static
 from engine.bots import GreedyBot
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
 from engine.errors import IllegalMove
-from engine.zodiak import Draw, Run, ZodiakRound
+from engine.match import Round
+from engine.zodiak import Draw, MoveEffect, Run, ZodiakRound
 from tui.literal import literal
 from tui.screens.dialogs import SuitPicker
 from tui.screens.game import COMMON_BINDINGS, GameScreen
 from tui.widgets.cardface import french_face
 from tui.widgets.hand import CardRow
+from tui.words import pretty_cards, zodiak_words
 
 # Suits alternate colours in the hand so neighbouring suits are easy to tell apart.
 SUIT_ORDER = {"S": 0, "H": 1, "C": 2, "D": 3}
 
 
-def sort_hand(cards: list[Card]) -> list[Card]:
-    """Your cards grouped by suit (black, red, black, red), ace to king within a suit."""
+def sort_hand(cards: list[Card], by: str = "suit") -> list[Card]:
+    """Your cards grouped by suit (black, red, black, red), ace to king within a suit; or by rank."""
+    if by == "rank":
+        return sorted(cards, key=lambda c: (c.rank, SUIT_ORDER[c.suit]))
     return sorted(cards, key=lambda c: (SUIT_ORDER[c.suit], c.rank))
 
 
@@ -41,6 +46,7 @@ class ZodiakScreen(GameScreen):
         Binding("d", "draw", "Draw"),
         Binding("h", "hint", "Hint"),
         Binding("escape", "clear", "Clear", key_display="esc"),
+        Binding("o", "sort", "Sort", show=False),
         *COMMON_BINDINGS,
     ]
 
@@ -51,6 +57,8 @@ class ZodiakScreen(GameScreen):
         self.selected: list[Card] = []
         self.hint_suit: str | None = None
         self.last_run: tuple[int, Run] | None = None
+        # Whether the run was picked by enter alone (the card under the cursor), not by space.
+        self.implicit = False
 
     def compose_table(self) -> ComposeResult:
         with Vertical(id="pile-panel"):
@@ -85,7 +93,10 @@ class ZodiakScreen(GameScreen):
         if view is None:
             return
         mine = self.my_seat is not None and self.my_seat < len(view.hands)
-        self.hand = sort_hand([c for c in view.hands[self.my_seat] if c is not None]) if mine else []
+        order = getattr(self.app, "settings", None)
+        by = order.hand_order if order is not None else "suit"
+        self.hand = sort_hand([c for c in view.hands[self.my_seat] if c is not None],
+                              by) if mine else []
         self.selected = [c for c in self.selected if c in self.hand]
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
         self._show_pile(view)
@@ -96,19 +107,20 @@ class ZodiakScreen(GameScreen):
         if isinstance(self.last_move, Run) and self.last_mover is not None:
             self.last_run = (self.last_mover, self.last_move)
         row = self.query_one("#last-run", CardRow)
+        row.set_class(self.last_run is None, "-empty")
         if self.last_run is None:
             row.faces, row.border_title = (), ""
             return
         seat, run = self.last_run
-        row.faces = tuple(french_face(c, self.ascii_only, fresh=run is self.last_move)
-                          for c in run.cards)
+        fresh = run is self.last_move and self.last_mover is not None
+        row.faces = tuple(french_face(c, self.ascii_only, fresh=fresh) for c in run.cards)
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         suit = f", declaring {SUIT_NAMES[run.declared]}" if run.declared else ""
-        row.border_title = literal(f"{name} played{suit}")
+        row.border_title = literal(self.plain(f"{name} played{suit}"))
 
     def _show_pile(self, view: ZodiakRound) -> None:
         self._show_last_run()
-        fresh = isinstance(self.last_move, Run)
+        fresh = isinstance(self.last_move, Run) and self.last_mover is not None
         self.query_one("#pile", CardRow).faces = (french_face(view.top, self.ascii_only,
                                                               fresh=fresh),)
         lines = []
@@ -117,18 +129,21 @@ class ZodiakScreen(GameScreen):
             lines.append(f"[b]Declared: {symbol} {SUIT_NAMES[view.declared]}[/b]")
         if view.penalty:
             lines.append(f"[b $error]Penalty: draw {view.penalty}[/]")
-        lines.append(f"Stock {len(view.stock)} · pile {len(view.pile)}")
+        lines.append(self.plain(f"Stock {len(view.stock)} · pile {len(view.pile)}"))
         if self.my_seat is not None:
-            lines.append(f"Your zodiac card {view.zodiac_card(self.my_seat).pretty(self.ascii_only)}")
+            star = "*" if self.ascii_only else "★"
+            lines.append(f"Your zodiac card {view.zodiac_card(self.my_seat).pretty(self.ascii_only)}"
+                         f" {star}")
         self.query_one("#pile-info", Static).update("\n".join(lines))
 
     def _show_hand(self, view: ZodiakRound) -> None:
         playable = self.my_turn
         order = {card: i + 1 for i, card in enumerate(self.selected)}
+        zodiac = view.zodiac_card(self.my_seat) if self.my_seat is not None else None
         row = self.query_one("#hand", CardRow)
         row.faces = tuple(
             french_face(c, self.ascii_only, playable=playable and view.can_start(c),
-                        order=order.get(c))
+                        order=order.get(c), special=c == zodiac)
             for c in self.hand)
         row.cursor = self.cursor if self.hand else None
 
@@ -147,7 +162,8 @@ class ZodiakScreen(GameScreen):
                 view.check(run if run.declared or not self._wild_alone() else
                            Run(run.cards, "S"), self.my_seat)
             except IllegalMove as exc:
-                self.set_status(f"{text} — not legal: {exc}", "error")
+                self.set_status(f"{text} — not legal: {pretty_cards(str(exc), self.ascii_only)}"
+                                " (esc clears the run)", "error")
                 return
             self.set_status(f"{text} — legal: enter plays it", "ok")
             return
@@ -185,6 +201,7 @@ class ZodiakScreen(GameScreen):
 
     def toggle(self, card: Card) -> None:
         """Add `card` to the end of the run, or take it (and nothing else) out."""
+        self.implicit = False
         if card in self.selected:
             self.selected.remove(card)
         else:
@@ -193,8 +210,31 @@ class ZodiakScreen(GameScreen):
         self.show_game()
 
     def action_clear(self) -> None:
-        self.selected, self.hint_suit = [], None
+        self.selected, self.hint_suit, self.implicit = [], None, False
         self.show_game()
+
+    def action_sort(self) -> None:
+        """Sort your hand by suit or by rank (the choice is saved)."""
+        app = self.app
+        settings = getattr(app, "settings", None)
+        if settings is None:
+            return
+        by = "rank" if settings.hand_order == "suit" else "suit"
+        app.update_settings(replace(settings, hand_order=by))  # type: ignore[attr-defined]
+        current = self.hand[self.cursor] if self.hand else None
+        self.show_game()
+        if current in self.hand:
+            self.cursor = self.hand.index(current)
+            self.query_one("#hand", CardRow).cursor = self.cursor
+        self.notify(f"Your hand is sorted by {by}.", timeout=2)
+
+    def describe(self, effect: object, after: Round | None) -> str:
+        assert isinstance(effect, MoveEffect)
+        view = self.round_view
+        zodiac = view.zodiac_card(effect.seat) if view is not None else None
+        penalty = after.penalty if isinstance(after, ZodiakRound) else 0
+        return zodiak_words(self.seat_name(effect.seat), effect, zodiac, penalty,
+                            self.ascii_only, show_drawn=effect.seat == self.my_seat)
 
     async def action_play(self) -> None:
         view = self.round_view
@@ -206,7 +246,7 @@ class ZodiakScreen(GameScreen):
                 return
             if not self.hand:
                 return
-            self.selected = [self.hand[self.cursor]]
+            self.selected, self.implicit = [self.hand[self.cursor]], True
         if self._wild_alone() and self.hint_suit is None:
             self.app.push_screen(SuitPicker(self.ascii_only, self._suggest_suit()),
                                  self._play_wild)
@@ -221,10 +261,17 @@ class ZodiakScreen(GameScreen):
 
     async def _play(self, run: Run) -> None:
         if await self.send(run):
-            self.selected, self.hint_suit = [], None
+            self.selected, self.hint_suit, self.implicit = [], None, False
             self.show_game()
+        elif self.implicit:
+            # Enter alone tried the card under the cursor: it must not stay stuck in the run.
+            self.selected, self.implicit = [], False
+            self._show_hand_only()
         else:
             self._show_hand_only()
+
+    def refusal_hint(self) -> str:
+        return " (esc clears the run)" if self.selected and not self.implicit else ""
 
     def _show_hand_only(self) -> None:
         view = self.round_view

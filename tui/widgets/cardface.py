@@ -40,6 +40,7 @@ FRESH_EDGE = Style(color="#b35c00", bgcolor=PAPER, bold=True)
 BACK = Style(color="#e8e8ff", bgcolor="#2d3f8f")
 CURSOR_MARK = Style(color="#1e5be6", bold=True)
 ORDER_MARK = Style(color="#ffffff", bgcolor="#8a2be2", bold=True)
+STAR_MARK = Style(color="#d4a017", bold=True)
 
 UNICODE_BOX = ("╭", "─", "╮", "│", "╰", "╯")
 HEAVY_BOX = ("┏", "━", "┓", "┃", "┗", "┛")
@@ -58,6 +59,7 @@ class Face:
     order: int | None = None
     fresh: bool = False
     hidden: bool = False
+    special: bool = False  # your own zodiac card: a star above it
 
 
 def french_face(card: Card, ascii_only: bool, **marks: object) -> Face:
@@ -71,31 +73,36 @@ def digit_face(digit: int, **marks: object) -> Face:
     return Face(str(digit), str(digit), **marks)  # type: ignore[arg-type]
 
 
-def layout(count: int, width: int, size: CardSize = SMALL) -> tuple[int, int]:
-    """The horizontal step per card and the cards per line for `count` cards in `width` columns."""
+def layout(count: int, width: int, size: CardSize = SMALL,
+           compact: bool = False) -> tuple[int, int]:
+    """The horizontal step per card and the cards per line for `count` cards in `width` columns.
+
+    Cards overlap once they need more than two lines, or (compact) more than one.
+    """
     full = max(1, (width + GAP) // (size.width + GAP))
-    if count <= 2 * full:
+    if count <= (1 if compact else 2) * full:
         return size.width + GAP, full
     # Many cards: overlap them so a big hand still fits in few lines.
     return size.overlap_step, max(1, (width - size.width) // size.overlap_step + 1)
 
 
-def lines_needed(count: int, width: int, size: CardSize = SMALL) -> int:
+def lines_needed(count: int, width: int, size: CardSize = SMALL, compact: bool = False) -> int:
     """How many lines of cards `count` faces take in `width` columns."""
-    _, per_line = layout(count, width, size)
+    _, per_line = layout(count, width, size, compact)
     return max(1, -(-count // per_line))
 
 
-def height_needed(count: int, width: int, size: CardSize = SMALL) -> int:
+def height_needed(count: int, width: int, size: CardSize = SMALL, compact: bool = False) -> int:
     """Terminal rows for `count` faces in `width` columns."""
-    return lines_needed(count, width, size) * size.line_height
+    return lines_needed(count, width, size, compact) * size.line_height
 
 
-def hit(x: int, y: int, count: int, width: int, size: CardSize = SMALL) -> int | None:
+def hit(x: int, y: int, count: int, width: int, size: CardSize = SMALL,
+        compact: bool = False) -> int | None:
     """The index of the card at column `x`, row `y`, or None (the topmost card wins overlaps)."""
     if x < 0 or y < 0:
         return None
-    step, per_line = layout(count, width, size)
+    step, per_line = layout(count, width, size, compact)
     line = y // size.line_height
     col = min(x // step, per_line - 1)
     if x - col * step >= size.width:
@@ -105,9 +112,9 @@ def hit(x: int, y: int, count: int, width: int, size: CardSize = SMALL) -> int |
 
 
 def render_faces(faces: tuple[Face, ...], width: int, cursor: int | None, ascii_only: bool,
-                 size: CardSize = SMALL) -> Text:
+                 size: CardSize = SMALL, compact: bool = False) -> Text:
     """All faces as text lines, wrapped to `width`, the cursor's card drawn with a heavy edge."""
-    step, per_line = layout(len(faces), width, size)
+    step, per_line = layout(len(faces), width, size, compact)
     out = Text(no_wrap=True, overflow="crop", end="")
     for start in range(0, len(faces), per_line):
         chunk = faces[start:start + per_line]
@@ -143,6 +150,9 @@ def _face_rows(face: Face, cursor: bool, ascii_only: bool, size: CardSize) -> li
         mark.append(" " * (size.width - 4))
     else:
         mark = Text(pointer.center(size.width), style=CURSOR_MARK, end="")
+    if face.special:
+        mark = mark[:size.width - 1]
+        mark.append("*" if ascii_only else "★", STAR_MARK)
     bottom, bottom_edge = h * inner, edge
     if face.playable and not face.hidden:
         dot = "*" if ascii_only else "•"

@@ -26,6 +26,7 @@ from textual.widgets import Label
 from engine.cards import parse_digit
 from engine.errors import IllegalMove
 from engine.tricks import Row, Trick, best_trick, check_trick
+from tui.words import grouped
 
 __all__ = ["TrickBuilder"]
 
@@ -145,6 +146,25 @@ class Sheet:
     notice: str = ""
 
 
+def _grouped_cells(cells: list[tuple[str, str]], group: bool) -> list[tuple[str, str]]:
+    """The cells of a row, with a comma (or a space beside blanks) between groups of three digits."""
+    if not group:
+        return cells
+    out: list[tuple[str, str]] = []
+    for i, cell in enumerate(cells):
+        from_right = len(cells) - i - 1
+        out.append(cell)
+        if from_right and from_right % 3 == 0:
+            digits = cell[0].isdigit() and cells[i + 1][0].isdigit()
+            out.append(("," if digits else " ", ""))
+    return out
+
+
+def _grouped_width(field: int, group: bool) -> int:
+    """The columns a row of `field` digits takes once grouped."""
+    return field + (field - 1) // 3 if group else field
+
+
 class ColumnSum(Widget):
     """The trick as a written column addition with its total and the verdict beside it."""
 
@@ -181,16 +201,21 @@ class ColumnSum(Widget):
             return text
         width = max(len(row.digits) + row.shift for row in sheet.rows)
         field = max(width, len(str(sheet.total))) + 2
+        # Long sums (five digits and more) are grouped in thousands, every row alike, so the
+        # columns still line up.
+        group = max(width, len(str(sheet.total))) > 4
         lines: list[Text] = []
         for index, row in enumerate(sheet.rows):
+            cells: list[tuple[str, str]] = [(" ", "")] * (field - len(row.digits) - row.shift)
+            cells += [(str(digit), "column-sum--laid" if at == row.laid_at else "")
+                      for at, digit in enumerate(row.digits)]
+            cells += [(" ", "")] * row.shift
             line = Text(" " if index == 0 else "+")
-            line.append(" " * (field - len(row.digits) - row.shift))
-            for at, digit in enumerate(row.digits):
-                line.append(str(digit), style("column-sum--laid") if at == row.laid_at else "")
-            line.append(" " * row.shift)
+            for char, name in _grouped_cells(cells, group):
+                line.append(char, style(name) if name else "")
             lines.append(line)
         if sheet.pending:
-            lines.append(Text("+" + " " * field))
+            lines.append(Text("+" + " " * _grouped_width(field, group)))
         rule = "-" if self.ascii_only else "─"
         verdict_style = style("column-sum--ok" if sheet.ok else "column-sum--bad")
         verdict = Text(sheet.verdict, verdict_style)
@@ -205,8 +230,10 @@ class ColumnSum(Widget):
         marker = Text(" <" if self.ascii_only else " ◂", muted)
         for index, line in enumerate(lines):
             grid.add_row(line, marker if index == len(lines) - 1 else "", "")
-        grid.add_row(Text(" " + rule * field, muted), "", "")
-        grid.add_row(Text(" " + str(sheet.total).rjust(field), verdict_style), "", verdict)
+        wide = _grouped_width(field, group)
+        total = f"{sheet.total:,}" if group else str(sheet.total)
+        grid.add_row(Text(" " + rule * wide, muted), "", "")
+        grid.add_row(Text(" " + total.rjust(wide), verdict_style), "", verdict)
         return grid
 
 
@@ -410,7 +437,7 @@ class TrickBuilder(Widget, can_focus=True):
         # Summed here too: a row the engine refuses to build (05) still shows in the sum.
         total = sum(int("".join(map(str, row.digits))) * 10**row.shift for row in rows)
         if self.is_legal:
-            verdict = f"{'OK' if self.ascii_only else '✓'} a trick worth {self.total}"
+            verdict = f"{'OK' if self.ascii_only else '✓'} a trick worth {grouped(str(self.total))}"
         elif self.reason is not None:
             verdict = f"{'!!' if self.ascii_only else '✗'} {self.reason}"
         else:

@@ -1,0 +1,215 @@
+"""Hostile peers for the end-to-end tests, each run as its own process on loopback.
+
+    python -m tests.e2e.hostile_peer MODE URL ROOM OUT [ARG]
+
+The raw modes speak docs/PROTOCOL.md directly over an aiohttp WebSocket with msgpack (and
+netplay.fair only for the FAIRNESS.md hashes and keys):
+
+- `sync-flood`: enters, watches, then asks the host for a whole round's resync 95 times a second
+  for ARG seconds; OUT gets how many frames and bytes came back.
+- `steal`: presents the token and public identity of the seat file ARG (a sniffer on plain ws://
+  sees both) to take that seat; it signs the host's challenges with its own key. OUT says what
+  the host answered.
+- `idle`: takes a free seat properly (its key proven) and then never moves.
+
+The session modes are honest seats with one twist, built on netplay.seat.remote:
+
+- `pad-nonce`: a greedy seat whose signed nonce reveals carry a 40 KB extra field.
+- `lay-then-take`: a Hekata seat that only lays cards until the table holds 29, then takes the
+  whole table as one row (a trick worth about 10^29) as soon as it can.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import msgpack
+
+from engine import hekata
+from engine.bots import make_bot
+from engine.tricks import parse_trick
+from netplay.fair import Identity, tagged_hash
+from netplay.seat.remote import RemoteSession
+from netplay.session.events import MatchEnded
+
+PAD = b"x" * 40_000
+
+
+def pack(msg: dict[str, Any]) -> bytes:
+    return msgpack.packb(msg, use_bin_type=True)
+
+
+class RawPeer:
+    """A conn in a relay room, speaking PROTOCOL.md sections 1-4 and G3 by hand."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.frames = 0
+        self.bytes = 0
+        self.seen: list[dict[str, Any]] = []
+
+    @classmethod
+    async def enter(cls, http: aiohttp.ClientSession, url: str, room: str | None) -> RawPeer:
+        ws = await http.ws_connect(url, max_msg_size=8 * 1024 * 1024)
+        await ws.send_bytes(pack({"t": "enter", "v": 1, "room": room}))
+        answer = msgpack.unpackb((await ws.receive()).data, raw=False)
+        assert answer["t"] == "entered", answer
+        return cls(ws)
+
+    async def send(self, body: dict[str, Any]) -> None:
+        await self.ws.send_bytes(pack({"t": "send", "to": 0, "body": pack(body)}))
+
+    async def next_body(self, timeout: float = 30) -> dict[str, Any] | None:
+        """The next game message from the host (None once the conn is closed)."""
+        while True:
+            msg = await self.ws.receive(timeout)
+            if msg.type is not aiohttp.WSMsgType.BINARY:
+                return None
+            self.frames += 1
+            self.bytes += len(msg.data)
+            outer = msgpack.unpackb(msg.data, raw=False)
+            if outer.get("t") == "frame":
+                return msgpack.unpackb(outer["body"], raw=False, strict_map_key=False)
+
+    async def until(self, kinds: set[str], timeout: float = 30) -> dict[str, Any] | None:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                body = await self.next_body(left)
+            except TimeoutError:
+                return None
+            if body is None:
+                return None
+            self.seen.append({"t": body.get("t"), "code": body.get("code")})
+            if body.get("t") in kinds:
+                return body
+        return None
+
+
+def proof(identity: Identity, challenge: dict[str, Any]) -> bytes:
+    """The join proof of PROTOCOL.md G3: a signature of tagged_hash("join", table, nonce)."""
+    return identity.sign(tagged_hash("join", challenge["table"], challenge["nonce"]))
+
+
+async def sync_flood(peer: RawPeer, out: Path, seconds: float) -> None:
+    await peer.send({"t": "join", "name": "flood", "id": Identity.generate().public.to_bytes(),
+                     "watch": True, "c": -1, "n": 0})
+    await peer.until({"synced"})
+    before = peer.bytes
+    reading = asyncio.create_task(peer.until({"never"}, seconds + 5))
+    deadline = time.monotonic() + seconds
+    sent = 0
+    while time.monotonic() < deadline:
+        await peer.send({"t": "sync", "c": -1, "n": 0})  # the whole round, every time
+        sent += 1
+        await asyncio.sleep(1 / 95)
+    await reading
+    out.write_text(json.dumps({"sent": sent, "bytes": peer.bytes - before,
+                               "frames": peer.frames, "seconds": seconds,
+                               "rate_limited": sum(s["code"] == "rate_limited"
+                                                   for s in peer.seen)}))
+
+
+async def steal(peer: RawPeer, out: Path, seat_file: Path) -> None:
+    victim = json.loads(seat_file.read_text())
+    token = bytes.fromhex(victim["token"])
+    public = Identity(bytes.fromhex(victim["key"])).public.to_bytes()
+    mine = Identity.generate()
+    join = {"t": "join", "name": "thief", "id": public, "token": token, "c": -1, "n": 0}
+    answers = []
+    await peer.send(join)
+    for _ in range(3):
+        body = await peer.until({"challenge", "welcome", "error"}, 10)
+        answers.append(None if body is None else {"t": body["t"], "seat": body.get("seat"),
+                                                   "code": body.get("code")})
+        if body is None or body["t"] != "challenge":
+            break
+        await peer.send({**join, "proof": proof(mine, body)})  # not the seat's key
+    out.write_text(json.dumps({"answers": answers}))
+
+
+async def idle(peer: RawPeer, out: Path) -> None:
+    identity = Identity.generate()
+    join = {"t": "join", "name": "idle", "id": identity.public.to_bytes(), "c": -1, "n": 0}
+    await peer.send(join)
+    challenge = await peer.until({"challenge"})
+    assert challenge is not None
+    await peer.send({**join, "proof": proof(identity, challenge)})
+    welcome = await peer.until({"welcome"})
+    assert welcome is not None and welcome["seat"] is not None, welcome
+    out.write_text(json.dumps({"seat": welcome["seat"], "turn_seconds": welcome["turn_seconds"]}))
+    await peer.until({"never"}, 600)  # reads, and never moves
+
+
+class PaddedSession(RemoteSession):
+    """A seat that pads every nonce reveal it signs with an extra 40 KB field."""
+
+    def _sign(self, chain: str, t: str, **fields: Any) -> None:
+        if t == "nonce":
+            fields["pad"] = PAD
+        super()._sign(chain, t, **fields)
+
+
+def lay_or_take(view: hekata.HekataDeal, seat: int) -> hekata.HekataMove:
+    """Lay a card; once 29 or more lie on the table, take them all as one row if that is legal."""
+    hand = [c for c in view.hands[seat] if c is not None]
+    if len(view.table) >= 29:
+        for card in sorted(set(hand)):
+            digits = sorted([*view.table, card], reverse=True)
+            move = hekata.HekataMove(card, parse_trick("".join(map(str, digits))))
+            if view.is_legal(move):
+                return move
+    return hekata.HekataMove(hand[0])
+
+
+async def play(session: RemoteSession, choose: Any) -> dict[str, Any] | None:
+    await session.set_ready(True)
+    answered = None
+    async for event in session.events():
+        if isinstance(event, MatchEnded):
+            break
+        view = session.view
+        if (view is None or view.round_over or view.turn != session.my_seat
+                or not session.queue.empty()):
+            continue
+        position = (session.round_number, len(view.history))
+        if position != answered:
+            answered = position
+            await session.submit(choose(view.view(session.my_seat), session.my_seat))
+    return session.result
+
+
+async def main(mode: str, url: str, room: str, out: Path, arg: str | None) -> None:
+    code = None if room == "-" else room
+    if mode in ("pad-nonce", "lay-then-take"):
+        cls = PaddedSession if mode == "pad-nonce" else RemoteSession
+        session = cls(game="", url=url, room=code, name=mode, result_path=out,
+                      identity_path=out.with_suffix(".id"))
+        await session.start()
+        if mode == "pad-nonce":
+            bot = make_bot("greedy", 1)
+            await play(session, lambda view, seat: bot.choose(view))
+        else:
+            await play(session, lay_or_take)
+        await session.close()
+        return
+    async with aiohttp.ClientSession() as http:
+        peer = await RawPeer.enter(http, url, code)
+        if mode == "sync-flood":
+            await sync_flood(peer, out, float(arg or 20))
+        elif mode == "steal":
+            await steal(peer, out, Path(str(arg)))
+        elif mode == "idle":
+            await idle(peer, out)
+        await peer.ws.close()
+
+
+if __name__ == "__main__":
+    mode, url, room, out, *rest = sys.argv[1:]
+    asyncio.run(main(mode, url, room, Path(out), rest[0] if rest else None))

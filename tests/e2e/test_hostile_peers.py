@@ -1,0 +1,163 @@
+"""Issue 10, items 1-4 and 9, end to end: real hosts, relays and `join --bot` seats in their own
+processes, and a hostile peer (tests/e2e/hostile_peer.py) in another, all on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_netplay import (
+    Procs,
+    assert_same_result,
+    free_port,
+    results,
+    start_bots,
+    wait_all,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def procs(tmp_path: Path):
+    p = Procs(tmp_path)
+    p.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), p.env.get("PYTHONPATH")]))
+    yield p
+    p.stop_all()
+
+
+def start_peer(procs: Procs, name: str, *args: str) -> subprocess.Popen:
+    """A hostile peer of tests/e2e/hostile_peer.py in its own process, logging to NAME.log."""
+    with open(procs.tmp / f"{name}.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "tests.e2e.hostile_peer", *args],
+                                stdout=log, stderr=subprocess.STDOUT, env=procs.env,
+                                cwd=procs.tmp, start_new_session=True)
+    procs.procs.append(proc)
+    return proc
+
+
+def standalone_relay(procs: Procs) -> str:
+    port = free_port()
+    procs.start("relay", "relay", "--port", str(port), "--bind", "127.0.0.1")
+    procs.wait_for_log("relay", r"ws://")
+    return f"ws://127.0.0.1:{port}"
+
+
+def relay_host(procs: Procs, url: str, *args: str) -> tuple[subprocess.Popen, str]:
+    host = procs.start("host", "host", "--headless", "--relay", url, "--speed", "0",
+                       "--result", str(procs.tmp / "host.json"),
+                       "--save", str(procs.tmp / "hosted.json"), *args)
+    code = procs.wait_for_log("host", r"join --relay \S+ (\S+)").group(1)
+    return host, code
+
+
+def direct_host(procs: Procs, *args: str) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--port", str(port), "--bind", "127.0.0.1",
+                       "--result", str(procs.tmp / "host.json"),
+                       "--save", str(procs.tmp / "hosted.json"), *args)
+    procs.wait_for_log("host", r"others run")
+    return host, port
+
+
+def host_result(procs: Procs) -> dict:
+    return json.loads((procs.tmp / "host.json").read_text())
+
+
+def test_padded_nonce_reveals_are_refused_and_the_host_lives(procs: Procs) -> None:
+    """Item 1: two seats pad their signed reveals with 40 KB; the host refuses them (it never
+    copies them into a `shuffle` too big for the relay), the two forfeit those shuffles, and
+    the honest seats finish with the host's result."""
+    url = standalone_relay(procs)
+    host, code = relay_host(procs, url, "--game", "hekata", "--players", "4", "--seed", "6",
+                            "--reveal-timeout", "1")
+    honest = start_bots(procs, ["--relay", url, code], 2)
+    padded = [start_peer(procs, f"pad{i}", "pad-nonce", f"{url}/ws", code,
+                         str(procs.tmp / f"pad{i}.json")) for i in range(2)]
+    wait_all([host, *honest, *padded], timeout=240)
+    assert host.returncode == 0
+    assert "did not commit or reveal its nonce in time" in procs.log("host")
+    assert "relay error" not in procs.log("host")
+    found, expected = results(procs.tmp, ["r0", "r1"]), host_result(procs)
+    padders = {f"seat {int(line.split()[1])}" for line in procs.log("host").splitlines()
+               if line.startswith("seat ") and "(pad-nonce) joined" in line}
+    for r in found:
+        assert {k: r[k] for k in expected} == expected
+        # The audit names only the padding seats (they forfeited), never the dealer.
+        assert r["failures"] and all(f.split(":")[0] in padders for f in r["failures"]), r
+
+
+def test_a_watcher_flooding_resyncs_gets_a_bounded_answer(procs: Procs) -> None:
+    """Item 2: a watcher asks for the whole round 95 times a second for 15 s through a standalone
+    relay; it is answered a few times a minute, the host is never struck off, and the seats
+    finish."""
+    url = standalone_relay(procs)
+    host, code = relay_host(procs, url, "--game", "zodiak", "--players", "2", "--seed", "2",
+                            "--speed", "0.05")
+    seats = start_bots(procs, ["--relay", url, code], 2)
+    procs.wait_for_log("host", r"move 3:")
+    flood = start_peer(procs, "flood", "sync-flood", f"{url}/ws", code,
+                       str(procs.tmp / "flood.json"), "15")
+    wait_all([host, *seats, flood], timeout=240)
+    assert host.returncode == 0
+    assert "relay error" not in procs.log("host")
+    got = json.loads((procs.tmp / "flood.json").read_text())
+    assert got["sent"] > 500
+    # Three resyncs at once and one every ten seconds: well under a megabyte, where an answer
+    # to every request was about 24 MB in 30 s.
+    assert got["bytes"] < 1_000_000, got
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result(procs))
+
+
+def test_a_trick_worth_10_to_the_29_travels_and_is_written(procs: Procs) -> None:
+    """Item 3: two Hekata seats lay until 29 cards lie on the table, then one takes all of them
+    and its card as one 30-card row; the total (> 2^64) reaches every seat and `--result`."""
+    host, port = direct_host(procs, "--game", "hekata", "--players", "2", "--seed", "4",
+                             "--speed", "0")
+    peers = [start_peer(procs, f"big{i}", "lay-then-take", f"ws://127.0.0.1:{port}/ws", "-",
+                        str(procs.tmp / f"big{i}.json")) for i in range(2)]
+    wait_all([host, *peers], timeout=240)
+    found = host_result(procs)
+    assert max(found["scores"]) >= 10**28 > 2**64
+    assert_same_result(results(procs.tmp, ["big0", "big1"]), found)
+    assert "takes" in procs.log("host")
+
+
+def test_a_sniffed_token_does_not_take_the_seat(procs: Procs) -> None:
+    """Item 4: a stranger presents a seat's token and public identity but not its key; the host
+    only ever answers with a fresh challenge, and the rightful seat plays on to the end."""
+    host, port = direct_host(procs, "--game", "zodiak", "--players", "2", "--seed", "9",
+                             "--speed", "0.05")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], 2)
+    procs.wait_for_log("host", r"move 3:")
+    thief = start_peer(procs, "thief", "steal", f"ws://127.0.0.1:{port}/ws", "-",
+                       str(procs.tmp / "thief.json"), str(procs.tmp / "seat0.id"))
+    thief.wait(timeout=60)
+    answers = json.loads((procs.tmp / "thief.json").read_text())["answers"]
+    assert [a["t"] for a in answers] == ["challenge"] * 3
+    wait_all([host, *seats])
+    assert "joined from conn" not in procs.log("host").split("move 3:")[1]
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result(procs))
+
+
+def test_a_player_who_never_moves_is_moved_for_by_the_turn_timer(procs: Procs) -> None:
+    """Item 9: a seated, connected player never moves; after --turn-seconds its seat's bot moves
+    for it each turn and the table goes on."""
+    host, port = direct_host(procs, "--game", "zodiak", "--players", "2", "--seed", "1",
+                             "--speed", "0", "--turn-seconds", "1", "--reveal-timeout", "1")
+    idle = start_peer(procs, "idle", "idle", f"ws://127.0.0.1:{port}/ws", "-",
+                      str(procs.tmp / "idle.json"))
+    procs.wait_for_log("host", r"seat 0 .* joined")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], 1)
+    procs.wait_for_log("host", r"move 12:", timeout=120)
+    log = procs.log("host")
+    assert log.count("ran out of time") >= 5
+    assert json.loads((procs.tmp / "idle.json").read_text())["turn_seconds"] == 1
+    assert host.poll() is None and seats[0].poll() is None and idle.poll() is None

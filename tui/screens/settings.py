@@ -1,0 +1,94 @@
+"""The settings screen: your name, sign, theme, bot speed, bell and cards, saved for next time."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
+
+from engine.errors import IllegalMove
+from engine.zodiak import SIGNS
+from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, Settings, load_stats
+
+
+class SettingsScreen(Screen[Settings | None]):
+    """Edit the settings; ctrl+s (or Save) keeps them, escape leaves them as they were."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save"),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, settings: Settings, themes: list[str]) -> None:
+        super().__init__()
+        self.settings = settings
+        self.themes = themes
+
+    def compose(self) -> ComposeResult:
+        s = self.settings
+        yield Header()
+        with VerticalScroll(id="settings"):
+            yield Static("Settings (kept for next time)", id="settings-title")
+            yield from self._field("Your name", Input(s.name, placeholder="your login name",
+                                                      id="set-name", max_length=20))
+            yield from self._field("Your sign", Select(
+                [(sign.capitalize(), sign) for sign in SIGNS], value=s.sign or Select.NULL,
+                prompt="today's sign", id="set-sign"))
+            yield from self._field("Theme", Select(
+                [(t, t) for t in self.themes], value=s.theme if s.theme in self.themes
+                else Select.NULL, prompt="the default", id="set-theme"))
+            yield from self._field("Bot speed", Select(
+                [(f"{k} ({v:g} s)", k) for k, v in BOT_SPEEDS.items()], value=s.bot_speed,
+                allow_blank=False, id="set-speed"))
+            yield from self._field("Card style", Select(
+                [("suit symbols and boxes", "unicode"), ("plain ASCII", "ascii")],
+                value=s.card_style, allow_blank=False, id="set-cards"))
+            yield from self._field("Hand order", Select(
+                [("by suit", "suit"), ("by rank", "rank")], value=s.hand_order,
+                allow_blank=False, id="set-order"))
+            yield from self._field("Bell on your turn", Switch(s.bell, id="set-bell"))
+            yield Static(Text("\n".join(load_stats().lines())), id="stats")
+            with Horizontal(id="settings-buttons"):
+                yield Button("Save (ctrl+s)", variant="primary", id="save")
+                yield Button("Cancel (esc)", id="cancel")
+            yield Static("", id="settings-error")
+        yield Footer()
+
+    @staticmethod
+    def _field(label: str, widget) -> ComposeResult:
+        with Horizontal(classes="field"):
+            yield Label(label, classes="field-label")
+            yield widget
+
+    def chosen(self) -> Settings:
+        """The settings as the screen shows them."""
+        def value(selector: str, default: str) -> str:
+            picked = self.query_one(selector, Select).value
+            return default if picked is Select.NULL else str(picked)
+
+        return Settings(
+            name=self.query_one("#set-name", Input).value.strip(),
+            sign=value("#set-sign", ""), theme=value("#set-theme", ""),
+            bot_speed=value("#set-speed", "normal"), bell=self.query_one("#set-bell", Switch).value,
+            card_style=value("#set-cards", CARD_STYLES[0]),
+            hand_order=value("#set-order", HAND_ORDERS[0]))
+
+    def action_save(self) -> None:
+        settings = self.chosen()
+        try:
+            settings.check()
+        except IllegalMove as exc:
+            self.query_one("#settings-error", Static).update(Text(str(exc)))
+            return
+        self.dismiss(settings)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_save() if event.button.id == "save" else self.action_cancel()
