@@ -13,6 +13,7 @@ from pathlib import Path
 import aiohttp
 
 from netplay.machine import data_dir
+from netplay.messages import ProtocolError
 from netplay.relay.client import (
     RelayClosed,
     RelayRefused,
@@ -20,7 +21,7 @@ from netplay.relay.client import (
     client_tls,
     relay_url,
 )
-from netplay.relay.wire import ProtocolError, parse_room_code
+from netplay.relay.wire import parse_room_code
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.session.events import (
     Event,
