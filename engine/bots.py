@@ -11,7 +11,7 @@ from engine.errors import IllegalMove
 from engine.match import Round
 from engine.tricks import best_trick
 
-BOT_KINDS = ("greedy", "random")
+BOT_KINDS = ("greedy", "random", "expert")
 
 
 class Bot(Protocol):
@@ -49,13 +49,25 @@ class GreedyBot:
         return hekata_choice(view)
 
 
-def make_bot(kind: str, seed: int | None = None) -> Bot:
-    """A bot by name (`greedy` or `random`)."""
+def make_bot(kind: str, seed: int | None = None, *, seconds: float | None = None,
+             playouts: int | None = None) -> Bot:
+    """A bot by name (`greedy`, `random` or `expert`); `seconds` and `playouts` bound the expert's search."""
     if kind == "random":
         return RandomBot(seed)
     if kind == "greedy":
         return GreedyBot()
-    raise IllegalMove(f"{kind!r} is not a bot: choose {' or '.join(BOT_KINDS)}")
+    if kind == "expert":
+        from engine.expert import DEFAULT_SECONDS, ExpertBot  # the search loads only when used
+
+        if seconds is None and playouts is None:
+            seconds = DEFAULT_SECONDS
+        return ExpertBot(seed, seconds=seconds, playouts=playouts, fallback=hekata_choice)
+    raise IllegalMove(f"{kind!r} is not a bot: choose {', '.join(BOT_KINDS)}")
+
+
+def bot_view(bot: Bot, state: Round, seat: int) -> Round:
+    """What `seat` sees, with the history only for a bot that reads it (it costs a copy)."""
+    return state.view(seat, history=getattr(bot, "needs_history", False))
 
 
 # -- Zodiak ---------------------------------------------------------------
@@ -90,6 +102,8 @@ def zodiak_choice(view: zodiak.ZodiakRound) -> zodiak.ZodiakMove:
             move = zodiak.Run(cards, declared)
             score = 5 if len(hand) > 1 else 1000  # a wild eight is a last resort, or the way out
         elif move.alone and first.rank == 1:
+            if view.penalty and ace_comes_back(view, move):
+                continue  # RULES 1.6: with every other hand empty, the answer's penalty is ours
             score += 15 if (threat or view.penalty) else -4
         elif move.alone and first == view.zodiac_card(seat):
             score += 40 if threat else 8
@@ -101,6 +115,17 @@ def zodiak_choice(view: zodiak.ZodiakRound) -> zodiak.ZodiakMove:
         if score > best_score:
             best, best_score = move, score
     return best
+
+
+def ace_comes_back(view: zodiak.ZodiakRound, answer: zodiak.Run) -> bool:
+    """Whether answering a pending ace with `answer` passes the penalty round to the answering seat.
+
+    RULES 1.6 skips empty hands while a penalty is passed on: when every other
+    player is out, the next seat to face it is the one that answered.
+    """
+    after = view.copy()
+    after.push(answer)
+    return after.turn == view.turn
 
 
 # -- Hekata ---------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
@@ -9,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine import zodiak
-from engine.bots import make_bot
+from engine.bots import bot_view, make_bot
 from engine.dealer import DealtRound, deal_winner
 from engine.games import game_named
 from engine.match import Match, Round
@@ -39,6 +40,17 @@ class SimResult:
         return self.rounds / self.seconds if self.seconds else float("inf")
 
 
+def wilson_interval(wins: int, rounds: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval for a win rate of `wins` in `rounds`, as fractions."""
+    if rounds <= 0:
+        return (0.0, 1.0)
+    rate = wins / rounds
+    centre = (rate + z * z / (2 * rounds)) / (1 + z * z / rounds)
+    spread = z * math.sqrt(rate * (1 - rate) / rounds + z * z / (4 * rounds * rounds))
+    return (max(0.0, centre - spread / (1 + z * z / rounds)),
+            min(1.0, centre + spread / (1 + z * z / rounds)))
+
+
 def side_name(game: str, kinds: Sequence[str], winner: int) -> str:
     """The bot kind credited with a win: the seat's, or a four-player Hekata team's (RULES 2.1)."""
     if game_named(game).plays_in_teams(len(kinds)) and kinds[winner] != kinds[winner + 2]:
@@ -48,7 +60,7 @@ def side_name(game: str, kinds: Sequence[str], winner: int) -> str:
 
 def play_round(
     game: str, players: int, kinds: Sequence[str], rng: random.Random, dealer: int = 0,
-    on_move: MoveHook | None = None,
+    on_move: MoveHook | None = None, seconds: float | None = None, playouts: int | None = None,
 ) -> tuple[Record, Round]:
     """Deal and play one round with bots, returning its record and its end state."""
     signs = (tuple(rng.choice(zodiak.SIGNS) for _ in range(players))
@@ -56,11 +68,11 @@ def play_round(
     match = Match(game, players, signs, dealer=dealer)
     dealt = DealtRound.deal(match, [f"{k}-{i}" for i, k in enumerate(kinds)], rng)
     state, record = dealt.state, dealt.record
-    bots = [make_bot(k, rng.randrange(2**32)) for k in kinds]
+    bots = [make_bot(k, rng.randrange(2**32), seconds=seconds, playouts=playouts) for k in kinds]
     while not state.round_over:
         seat = state.turn
         assert seat is not None
-        move = bots[seat].choose(state.view(seat, history=False))
+        move = bots[seat].choose(bot_view(bots[seat], state, seat))
         dealt.push(move)
         if on_move is not None:
             on_move(state, seat, move)
@@ -69,15 +81,23 @@ def play_round(
 
 def simulate(
     game: str, players: int, rounds: int, bot_kinds: Sequence[str], seed: int = 0,
+    rotate: bool = False, seconds: float | None = None, playouts: int | None = None,
 ) -> SimResult:
-    """Play `rounds` independent rounds; seats take the bot kinds in turn; the dealer rotates."""
+    """Play `rounds` independent rounds; seats take the bot kinds in turn; the dealer rotates.
+
+    With `rotate`, the kinds also move one seat on every round, so that each kind sits
+    in every seat equally often; `seconds` and `playouts` bound the expert's search.
+    """
     rng = random.Random(seed)
-    kinds = [bot_kinds[i % len(bot_kinds)] for i in range(players)]
+    seated = [bot_kinds[i % len(bot_kinds)] for i in range(players)]
     wins: Counter[str] = Counter()
     no_winner = moves = 0
     started = time.perf_counter()
     for number in range(rounds):
-        record, state = play_round(game, players, kinds, rng, dealer=number % players)
+        shift = number // players % players if rotate else 0  # the dealer moves every round
+        kinds = seated[players - shift:] + seated[:players - shift]
+        record, state = play_round(game, players, kinds, rng, dealer=number % players,
+                                   seconds=seconds, playouts=playouts)
         moves += len(record.moves)
         winner = deal_winner(record.scores, state)
         if winner is None:
@@ -87,4 +107,4 @@ def simulate(
     return SimResult(rounds, dict(wins), no_winner, moves, time.perf_counter() - started)
 
 
-__all__ = ["SimResult", "deal_winner", "play_round", "side_name", "simulate"]
+__all__ = ["SimResult", "deal_winner", "play_round", "side_name", "simulate", "wilson_interval"]

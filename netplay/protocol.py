@@ -34,6 +34,7 @@ from netplay.fair import (
     sign_message,
     tagged_hash,
 )
+from netplay.fair.mental_play import played_texts
 from netplay.messages import ProtocolError
 from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
@@ -148,11 +149,7 @@ def card_of(game: str, text: str) -> Card | int:
 
 def played_cards(move: Any) -> list[str]:
     """The cards a move puts face up, as text (a Zodiak run's cards, the Hekata card laid)."""
-    if isinstance(move, zodiak.Run):
-        return [str(c) for c in move.cards]
-    if isinstance(move, hekata.HekataMove):
-        return [str(move.card)]
-    return []
+    return played_texts(move)
 
 
 # -- dealing layout ---------------------------------------------------------------------

@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
 from engine.games import game_named
 from engine.zodiak import SIGNS, parse_sign
@@ -44,8 +45,8 @@ class MatchOptions:
         if self.speed < 0:
             raise IllegalMove("--speed is seconds between bot moves: 0 or more")
         for kind in self.bots:
-            if kind not in ("greedy", "random"):
-                raise IllegalMove(f"{kind!r} is not a bot: choose greedy or random")
+            if kind not in BOT_KINDS:
+                raise IllegalMove(f"{kind!r} is not a bot: choose {', '.join(BOT_KINDS)}")
 
 
 def save_path() -> Path:

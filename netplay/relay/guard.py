@@ -75,10 +75,14 @@ class AddressBook:
     refused: int = 0
 
     def connect(self, address: str, now: float) -> str | None:
-        """Count a new connection from `address`; the reason it is refused, or None."""
+        """Count a new connection from `address`; the reason it is refused, or None.
+
+        Each kind of reason is worded the same whatever the address, so that the log
+        throttle (one line per kind per interval) sees one kind, not one per attacker.
+        """
         if self.total >= self.max_connections_total:
             self.refused += 1
-            return "the relay has no room for more connections"
+            return "the relay holds all the connections it has room for"
         if address in self.exempt:
             self.total += 1
             return None
@@ -91,10 +95,10 @@ class AddressBook:
             )
         if entry.connections >= self.max_connections:
             self.refused += 1
-            return f"{address} has {entry.connections} connections open"
+            return "its address has all the connections it may have open"
         if not entry.opened.take(now):
             self.refused += 1
-            return f"{address} connects too often"
+            return "its address connects too often"
         entry.connections += 1
         self.total += 1
         return None
@@ -150,7 +154,9 @@ class GuardedProtocol(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         refusal = self.guard.book.connect(self.address, loop.time())
         if refusal is not None:
-            log.warning("refused a connection: %s", refusal)
+            # The reason is part of the template: one line per kind of refusal per interval.
+            log.warning(f"refused a connection from %s: {refusal.replace('%', '%%')}",
+                        self.address)
             transport.abort()
             return
         self.counted = True
@@ -234,6 +240,11 @@ class ThrottleFilter(logging.Filter):
         if record.created - since < self.interval:
             self.last[key] = (since, skipped + 1)
             return False
+        if record.exc_info and record.exc_info[1] is not None:
+            # asyncio's accept errors (EMFILE...) come with a traceback: one line says it all.
+            first = str(record.getMessage()).split("\n", 1)[0]
+            record.msg, record.args = f"{first}: {record.exc_info[1]}", None
+            record.exc_info, record.exc_text = None, None
         if skipped:
             record.msg = f"{record.msg} ({skipped} more like this in the last {self.interval:g} s)"
         self.last[key] = (record.created, 0)

@@ -149,10 +149,17 @@ class Room:
                    if c.role == role and (address is None or c.address == address))
 
 
+ACCEPT_BACKLOG = 128  # asyncio accepts up to this many at once, before the guard sees any
+
+
 def descriptor_budget() -> int:
-    """Connections this process can hold, leaving a reserve for files, logs and listeners."""
+    """Connections this process can hold, leaving a reserve for files, logs and listeners.
+
+    The reserve covers a whole batch of accepts: they take descriptors before the guard can
+    refuse (and close) the ones over the budget.
+    """
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return max(16, (soft if soft != resource.RLIM_INFINITY else 1 << 20) - 64)
+    return max(16, (soft if soft != resource.RLIM_INFINITY else 1 << 20) - 64 - ACCEPT_BACKLOG)
 
 
 class Relay:
@@ -609,7 +616,7 @@ class RelaySite(web.BaseSite):
 
     def __init__(self, runner: web.AppRunner, host: str, port: int, guard: ConnectionGuard,
                  ssl_context: ssl.SSLContext | None = None) -> None:
-        super().__init__(runner, ssl_context=ssl_context, backlog=1024)
+        super().__init__(runner, ssl_context=ssl_context, backlog=ACCEPT_BACKLOG)
         self._guard = guard
         self._host = host
         self._port = port

@@ -518,14 +518,18 @@ class RemoteSession(ClientChecks, GameSession):
 
 
 async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
-                      report: Callable[[Event], None] | None = None) -> dict[str, Any] | None:
+                      report: Callable[[Event], None] | None = None, *,
+                      seconds: float | None = None,
+                      playouts: int | None = None) -> dict[str, Any] | None:
     """Play `session`'s seat with a bot until the match ends; return the result.
 
-    `report` sees every event first (the command line prints them).
+    `report` sees every event first (the command line prints them); `seconds` and
+    `playouts` bound an expert's search.
     """
     from engine.bots import make_bot
+    from netplay.session.thinking import choose_off_loop
 
-    bot = make_bot(kind, seed)
+    bot = make_bot(kind, seed, seconds=seconds, playouts=playouts)
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
     async for event in session.events():
@@ -542,7 +546,7 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             continue
         answered = position
         try:
-            await session.submit(bot.choose(view.view(session.my_seat)))
+            await session.submit(await choose_off_loop(bot, view.view(session.my_seat)))
         except IllegalMove as exc:
             log.error("bot chose an illegal move: %s", exc)
     return session.result

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.bots import Bot, make_bot
+from engine.bots import Bot, bot_view, make_bot
 from engine.dealer import DealtRound
 from engine.errors import IllegalMove, RecordError
 from engine.games import game_named
@@ -27,6 +27,7 @@ from netplay.session.events import (
     RoundStarted,
     SeatInfo,
 )
+from netplay.session.thinking import choose_off_loop
 
 
 @dataclass
@@ -123,7 +124,10 @@ class LocalMatch(GameSession):
                 assert seat is not None
                 if seat in self._bots:
                     await asyncio.sleep(self.delay)
-                    self._apply(self._bots[seat].choose(state.view(seat, history=False)))
+                    bot = self._bots[seat]
+                    move = await choose_off_loop(bot, bot_view(bot, state, seat))
+                    if self.state is state and state.turn == seat:
+                        self._apply(move)  # type: ignore[arg-type]
                 else:
                     self._wake.clear()
                     await self._wake.wait()

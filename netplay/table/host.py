@@ -59,6 +59,7 @@ from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.guard import TokenBucket
 from netplay.session.local import round_summary
+from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import Epoch, HostDealing
 from netplay.table.inbound import FIELDS, check_fields
 from netplay.table.lobby import HostConfig, HostLobby, Seat
@@ -419,7 +420,9 @@ class Host(HostLobby, HostDealing, HostStore):
             if self.state is not state or state.turn != seat:
                 continue
             bot = bots.setdefault(seat, make_bot(occupant.bot or "greedy", self.seed + seat))
-            move = bot.choose(state.view(seat))
             n = len(state.history)
+            move = await choose_off_loop(bot, state.view(seat))
+            if self.state is not state or state.turn != seat or len(state.history) != n:
+                continue  # the table moved on while the bot was thinking
             await self._locked(lambda s=seat, n=n, m=move, t=timed_out: self._apply(
                 s, n, m, timed_out=t))

@@ -257,7 +257,8 @@ class HostLobby:
         if self.seats[index].token is not None:
             raise ProtocolError("not_allowed", "a person sits there")
         if kind is not None and kind not in BOT_KINDS:
-            raise ProtocolError("bad_frame", f"unknown bot {kind[:20]!r}: greedy or random")
+            raise ProtocolError("bad_frame",
+                                f"unknown bot {kind[:20]!r}: {', '.join(BOT_KINDS)}")
         self.seats[index] = Seat() if kind is None else replace(self._bot_seat(index), bot=kind)
         await self._send_lobby()
         await self._start_if_everyone_is_in()

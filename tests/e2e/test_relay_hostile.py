@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,14 @@ def stop_relay(procs: Procs) -> str:
     return procs.log("relay")
 
 
+def assert_logged_once_per_interval(log: str, seconds: float) -> None:
+    """Refused connections were logged, at most once per kind of refusal (three kinds) per
+    10 s interval of the relay's life, with a count of those left out; no tracebacks."""
+    warnings = [line for line in log.splitlines() if "refused a connection" in line]
+    assert 1 <= len(warnings) <= 3 * (int(seconds / 10) + 1), log[-3000:]
+    assert "Traceback" not in log
+
+
 def test_one_address_cannot_fill_the_relay(procs: Procs) -> None:
     """Item 5: 127.0.0.2 opens rooms until refused; a host on 127.0.0.1 still plays a match."""
     url = start_relay(procs)
@@ -103,18 +112,64 @@ def test_one_address_cannot_fill_the_relay(procs: Procs) -> None:
 
 def test_slowloris_is_dropped_and_logged_once_per_interval(procs: Procs) -> None:
     """Item 6: thousands of half-sent requests from one address, against a relay with few
-    descriptors (256: without the per-address cap they would run out); the match finishes."""
-    url = start_relay(procs, nofile=256)
+    descriptors (512: without the per-address cap they would run out); the match finishes."""
+    began = time.monotonic()
+    url = start_relay(procs, nofile=512)
     port = url.rsplit(":", 1)[1]
     attack(procs, "loris", "slowloris", "127.0.0.1", port, "--from", "127.0.0.2",
            "--attempts", "3000", "--seconds", "600", "--pause", "0.005")
     procs.wait_for_log("relay", r"refused a connection")  # the cap is reached
     host, code = start_host(procs, url)
     finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
-    log = stop_relay(procs)
-    warnings = [line for line in log.splitlines() if "refused a connection" in line]
-    assert 1 <= len(warnings) <= 2 + len(log) // 10_000, log[-3000:]
-    assert "Traceback" not in log
+    assert_logged_once_per_interval(stop_relay(procs), time.monotonic() - began)
+
+
+def test_a_message_flood_from_one_address_does_not_stop_a_match(procs: Procs) -> None:
+    """Items 5 and 6 for messages: 200 connections from 127.0.0.2 each sending 100 pings a
+    second (opening rooms where they may, coming back when dropped) all through a match."""
+    url = start_relay(procs)
+    flood = attack(procs, "flood", "flood", url + "/ws", "--from", "127.0.0.2",
+                   "--conns", "200", "--rate", "100", "--seconds", "600")
+    procs.wait_for_log("flood", r"connected \d+ of 200")
+    host, code = start_host(procs, url)
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    assert flood.poll() is None  # it flooded all along
+    assert re.search(r"connected ([1-9]|[1-5]\d|6[0-4]) of 200", procs.log("flood"))
+
+
+def test_a_host_that_loses_its_relay_says_so(procs: Procs) -> None:
+    """A relay killed in the middle of a match: the host says so in one line and exits 1."""
+    url = start_relay(procs)
+    host, code = start_host(procs, url, seed="6")
+    start_bots(procs, ["--relay", url, code])
+    procs.wait_for_log("host", r"move 10:")
+    relay = procs.procs[0]
+    relay.kill()
+    relay.wait()
+    host.wait(timeout=60)
+    assert host.returncode == 1
+    lines = [line for line in procs.log("host").splitlines() if line.startswith("cardtui host:")]
+    assert len(lines) == 1, procs.log("host")
+    assert lines[0].startswith("cardtui host: lost the relay before the match ended")
+    assert "Traceback" not in procs.log("host")
+
+
+def test_a_relay_full_of_half_sent_requests_recovers_and_logs_little(procs: Procs) -> None:
+    """Slowloris from four addresses at once, more than the relay's descriptors allow (256):
+    connections past what it can hold are closed at once and logged once per interval; when
+    the attack ends the deadline has freed everything and a match is played."""
+    began = time.monotonic()
+    url = start_relay(procs, nofile=256)
+    port = url.rsplit(":", 1)[1]
+    attackers = [attack(procs, f"loris{i}", "slowloris", "127.0.0.1", port,
+                        "--from", f"127.0.0.{i}", "--attempts", "1000", "--seconds", "8",
+                        "--pause", "0.005") for i in range(2, 6)]
+    procs.wait_for_log("relay", r"all the connections it has room for")
+    for attacker in attackers:
+        attacker.wait(timeout=120)
+    host, code = start_host(procs, url)
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    assert_logged_once_per_interval(stop_relay(procs), time.monotonic() - began)
 
 
 def test_a_squatter_cannot_keep_a_seat_from_coming_back(procs: Procs) -> None:

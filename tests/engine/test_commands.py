@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -240,11 +241,58 @@ def test_sim_json_is_deterministic_for_a_seed(capsys: pytest.CaptureFixture[str]
         assert main(["sim", "hekata", "--players", "2", "--rounds", "3", "--bots",
                      "greedy,random", "--seed", "11", "--json"]) == 0
         outs.append(json.loads(capsys.readouterr().out))
-    assert set(outs[0]) == {"rounds", "wins", "no_winner", "average_length", "rounds_per_second"}
+    assert set(outs[0]) == {"rounds", "wins", "ci95", "no_winner", "average_length",
+                            "rounds_per_second"}
     assert outs[0]["rounds"] == 3
     for key in ("wins", "no_winner", "average_length"):
         assert outs[0][key] == outs[1][key]
     assert sum(outs[0]["wins"].values()) + outs[0]["no_winner"] == 3
+
+
+def test_sim_expert_rotated_with_intervals(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14: `sim --bots expert,greedy --rotate --playouts N` seats the expert and reports
+    each side's wins with a 95% interval."""
+    assert main(["sim", "zodiak", "--players", "2", "--rounds", "4", "--bots", "expert,greedy",
+                 "--rotate", "--playouts", "8", "--seed", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sum(out["wins"].values()) + out["no_winner"] == 4
+    for kind, (low, high) in out["ci95"].items():
+        assert 0 <= low <= out["wins"][kind] / 4 <= high <= 1
+    assert main(["sim", "hekata", "--players", "4", "--rounds", "1", "--bots", "expert,greedy",
+                 "--playouts", "4"]) == 0
+    assert "95% CI" in capsys.readouterr().out
+
+
+def test_hint_with_the_expert(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14: `hint --bot expert` for both games gives a legal move; RULES 1.3's example run
+    and RULES 2.3's `98 + 2` are what it finds."""
+    assert main(["hint", "zodiak", "--top", "2H", "--hand", "2S 3S 3C 4C 7H 8H", "--bot", "expert",
+                 "--playouts", "200"]) == 0
+    run_text = capsys.readouterr().out.strip()
+    hand = Counter(["2S", "3S", "3C", "4C", "7H", "8H"])
+    cards = run_text.split("/")[0].split()
+    assert cards and all(hand[c] for c in cards)
+    assert cards[0][-1] == "H" or cards[0][0] in "28"  # RULES 1.3: it matches 2H (or is wild)
+    assert main(["hint", "hekata", "--table", "9 8", "--hand", "2", "--bot", "expert",
+                 "--playouts", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["card"] == 2 and (out["total"] == 0 or out["total"] == 100)
+    assert main(["hint", "hekata", "--table", "9 8", "--hand", "2 5 7", "--players", "4",
+                 "--bot", "expert", "--think", "0.2"]) == 0
+    assert capsys.readouterr().out.startswith("lay ")
+
+
+@pytest.mark.parametrize(("args", "reason"), [
+    (["zodiak", "--top", "2H", "--hand", "3H", "--bot", "expert", "--think", "0"], "--think"),
+    (["zodiak", "--top", "2H", "--hand", "3H", "--bot", "expert", "--playouts", "0"],
+     "--playouts must be at least 1"),
+    (["hekata", "--table", "9 8", "--hand", "2 2 2 2 2 2"], "only five 2s, not 6"),
+    (["hekata", "--table", "9 8", "--hand", "2", "--players", "4", "--stock", "3"], "--stock"),
+], ids=["no time", "no playouts", "six twos", "stock with four"])
+def test_hint_bot_errors(args: list[str], reason: str) -> None:
+    """Issue 14: a bad hint budget or hand exits with status 2 and says why."""
+    done = run(["hint", *args])
+    assert done.returncode == 2 and reason in done.stderr
 
 
 @pytest.mark.parametrize(("args", "reason"), [

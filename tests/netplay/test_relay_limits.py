@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -328,6 +329,19 @@ def test_the_same_error_is_logged_once_per_interval() -> None:
     assert throttle.filter(later)
     assert "1 more like this" in later.getMessage()
     assert throttle.filter(record("something else", 21.0))
+
+
+def test_an_accept_error_is_one_line_without_its_traceback() -> None:
+    try:
+        raise OSError(24, "Too many open files")
+    except OSError:
+        made = logging.LogRecord("asyncio", logging.ERROR, __file__, 1,
+                                 "socket.accept() out of system resource\nsocket: <socket>", None,
+                                 sys.exc_info())
+    assert ThrottleFilter(10.0).filter(made)
+    assert made.exc_info is None
+    assert made.getMessage() == ("socket.accept() out of system resource:"
+                                 " [Errno 24] Too many open files")
 
 
 # -- TLS ----------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, 
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit, MatchResult
+from tui.screens.game import GameScreen
 from tui.screens.hekata import HekataScreen
 from tui.screens.help import HelpScreen
 from tui.screens.start import StartScreen
@@ -35,6 +36,26 @@ async def test_start_screen_plays_the_chosen_game() -> None:
         screen = await settle(pilot)
         assert isinstance(screen, HekataScreen)
         assert len(screen.seats) == 4 and screen.seats[0].name == "Me"
+
+
+async def test_start_screen_seats_the_chosen_bot_kind() -> None:
+    """Issue 14: the start screen's Bots field offers the expert; the match seats it."""
+    app = CardApp(defaults=MatchOptions("zodiak", 2, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        bots = app.screen.query_one("#bot-kind", Select)
+        assert bots.value == "greedy"
+        bots.value = "expert"  # a Select refuses a value it does not offer
+        await pilot.pause()
+        assert app.screen.options().bots == ("expert",)
+        await pilot.press("p")
+        for _ in range(2000):  # the expert may be thinking: the screen is enough here
+            await pilot.pause()
+            if isinstance(app.screen, GameScreen):
+                break
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.session.seats[1].bot == "expert"
 
 
 async def test_help_shows_the_rules() -> None:

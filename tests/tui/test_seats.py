@@ -58,6 +58,10 @@ async def test_host_seats_a_bot_says_ready_and_the_match_starts() -> None:
         await wait_until(pilot, lambda: me.chat_log == ["Hosty: hi"], "the chat line")
         await pilot.press("f3")
         await wait_until(pilot, lambda: any(s.bot for s in me.seats), "the bot")
+        await pilot.press("f6")  # issue 14: the bot's kind cycles greedy -> random -> expert
+        await wait_until(pilot, lambda: any(s.bot == "random" for s in me.seats), "a random bot")
+        await pilot.press("f6")
+        await wait_until(pilot, lambda: any(s.bot == "expert" for s in me.seats), "the expert")
         assert not host.started, "a person who is not ready holds the start"
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")

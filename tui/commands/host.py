@@ -10,6 +10,7 @@ import secrets
 import sys
 from pathlib import Path
 
+from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.games import GAME_NAMES
 from netplay.machine import data_dir, host_and_port, reachable_address
@@ -37,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=GAME_NAMES, default=GAME_NAMES[0])
     parser.add_argument("--players", type=int, default=4, help="seats in all (default 4)")
     parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots take")
+    parser.add_argument("--bot-kind", choices=BOT_KINDS, default="greedy",
+                        help="which bot takes them: greedy (default), random or expert")
     parser.add_argument("--port", type=int, default=7777, help="port to listen on (default 7777)")
     parser.add_argument("--bind", default="0.0.0.0", help="address to listen on")
     parser.add_argument("--relay", metavar="URL",
@@ -114,6 +117,7 @@ async def host_main(args: argparse.Namespace) -> int:
     save = args.save or default_save_path()
     config = HostConfig(
         game=args.game, players=args.players, bots=args.bots, seed=args.seed,
+        bot_kind=args.bot_kind,
         bot_delay=args.speed if not args.headless else min(args.speed, 0.6),
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import aiohttp
 
+from engine.bots import BOT_KINDS
 from netplay.machine import data_dir
 from netplay.messages import ProtocolError
 from netplay.relay.client import (
@@ -52,8 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="trust the wss:// relay's certificate from this file (default:"
                         " the system's trusted authorities)")
     parser.add_argument("--room", help="the room code, when the host's relay holds several rooms")
-    parser.add_argument("--bot", choices=("greedy", "random"),
+    parser.add_argument("--bot", choices=BOT_KINDS,
                         help="let a bot play this seat instead of opening the app")
+    parser.add_argument("--think", type=float, metavar="SECONDS",
+                        help="with --bot expert: its time limit per move (default 0.8)")
+    parser.add_argument("--playouts", type=int, metavar="N",
+                        help="with --bot expert: its playouts per move instead of a time limit")
     parser.add_argument("--watch", action="store_true", help="watch as a spectator")
     parser.add_argument("--give-up", type=float, default=120.0, metavar="SECONDS",
                         help="with --bot: stop when the table is out of reach this long"
@@ -90,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
     session = RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
                             identity_path=seat_file, result_path=args.result, tls=tls,
                             watch=args.watch, expect=args.expect)
+    if args.bot and ((args.think is not None and not args.think > 0)
+                     or (args.playouts is not None and args.playouts < 1)):
+        say("--think is seconds (more than 0), --playouts at least 1")
+        return 2
     try:
         if args.bot:
             return asyncio.run(bot_main(session, args))
@@ -168,7 +177,8 @@ async def bot_main(session: RemoteSession, args: argparse.Namespace) -> int:
                 return
 
     playing = asyncio.create_task(play_as_bot(session, args.bot,
-                                              seed=hash(session.name) & 0xFFFF, report=report))
+                                              seed=hash(session.name) & 0xFFFF, report=report,
+                                              seconds=args.think, playouts=args.playouts))
     waiting = asyncio.create_task(patience())
     await asyncio.wait([playing, waiting], return_when=asyncio.FIRST_COMPLETED)
     waiting.cancel()

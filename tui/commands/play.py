@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sign", default=None, choices=SIGNS, metavar="SIGN", type=str.lower,
                         help="your zodiac sign for Zodiak (default: today's)")
     parser.add_argument("--bots", default="greedy",
-                        help="bot kinds for the other seats in turn, e.g. greedy,random")
+                        help="bot kinds for the other seats in turn: greedy, random or expert,"
+                             " e.g. expert,greedy")
     parser.add_argument("--seed", type=int, help="seed for the deal, for a repeatable match")
     parser.add_argument("--speed", type=float, default=None,
                         help=f"seconds between bot moves (default: the settings' bot speed,"

@@ -9,7 +9,7 @@ import sys
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.games import GAME_NAMES, game_named
-from engine.simulate import simulate
+from engine.simulate import simulate, wilson_interval
 
 HELP = ("Play bot-only rounds and print wins per bot, the average round length and rounds per"
         " second.")
@@ -21,7 +21,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=4, help="seats (Zodiak 2-4, Hekata 2 or 4)")
     parser.add_argument("--rounds", type=int, default=100, help="rounds (Hekata: deals) to play")
     parser.add_argument("--bots", default="greedy,random",
-                        help="bot kinds, given to the seats in turn (greedy, random)")
+                        help="bot kinds, given to the seats in turn (greedy, random, expert)")
+    parser.add_argument("--rotate", action="store_true",
+                        help="move the bot kinds round the seats, so each sits everywhere equally")
+    parser.add_argument("--think", type=float, metavar="SECONDS",
+                        help="the expert's time limit per move (default 0.8 s unless --playouts)")
+    parser.add_argument("--playouts", type=int, metavar="N",
+                        help="the expert's playouts per move: a fixed budget, for repeatable runs")
     parser.add_argument("--seed", type=int, default=0, help="random seed, for repeatable runs")
     parser.add_argument("--json", action="store_true", help="print JSON")
 
@@ -33,15 +39,23 @@ def run(args: argparse.Namespace) -> int:
         game_named(args.game).check_players(args.players)
         unknown = [k for k in kinds if k not in BOT_KINDS]
         if unknown or not kinds:
-            raise IllegalMove(f"unknown bot {', '.join(unknown) or '(none)'}: use greedy or random")
+            raise IllegalMove(f"unknown bot {', '.join(unknown) or '(none)'}:"
+                              f" use {', '.join(BOT_KINDS)}")
         if args.rounds < 1:
             raise IllegalMove("--rounds must be at least 1")
+        if args.think is not None and not args.think > 0:
+            raise IllegalMove("--think is seconds per move: more than 0")
+        if args.playouts is not None and args.playouts < 1:
+            raise IllegalMove("--playouts must be at least 1")
     except IllegalMove as exc:
         print(f"cardtui sim: {exc}", file=sys.stderr)
         return 2
-    result = simulate(args.game, args.players, args.rounds, kinds, args.seed)
+    result = simulate(args.game, args.players, args.rounds, kinds, args.seed, rotate=args.rotate,
+                      seconds=args.think, playouts=args.playouts)
+    intervals = {kind: [round(x, 4) for x in wilson_interval(won, result.rounds)]
+                 for kind, won in result.wins.items()}
     if args.json:
-        print(json.dumps({"rounds": result.rounds, "wins": result.wins,
+        print(json.dumps({"rounds": result.rounds, "wins": result.wins, "ci95": intervals,
                           "no_winner": result.no_winner,
                           "average_length": round(result.average_length, 2),
                           "rounds_per_second": round(result.rounds_per_second, 1)}))
@@ -49,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{result.rounds} {args.game} rounds, {args.players} players, seed {args.seed}")
     for kind in dict.fromkeys([*kinds, *sorted(result.wins)]):  # and mixed Hekata teams
         won = result.wins.get(kind, 0)
-        print(f"  {kind:8} won {won:6} ({100 * won / result.rounds:5.1f}%)")
+        low, high = wilson_interval(won, result.rounds)
+        print(f"  {kind:8} won {won:6} ({100 * won / result.rounds:5.1f}%,"
+              f" 95% CI {100 * low:.1f}-{100 * high:.1f}%)")
     if result.no_winner:
         print(f"  no winner {result.no_winner}")
     print(f"average round length: {result.average_length:.1f} moves")

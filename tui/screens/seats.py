@@ -12,6 +12,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, RichLog, Static
 
+from engine.bots import BOT_KINDS
 from engine.games import game_named
 from engine.zodiak import SIGN_CARDS
 from netplay.relay.wire import format_room_code
@@ -54,6 +55,7 @@ class SeatsScreen(Screen[None]):
         Binding("f3", "add_bot", "Add bot"),
         Binding("f4", "remove_bot", "Remove bot"),
         Binding("f5", "start", "Start"),
+        Binding("f6", "change_bot", "Bot kind"),
         Binding("escape", "app.quit", "Leave"),
     ]
 
@@ -113,8 +115,9 @@ class SeatsScreen(Screen[None]):
         self.query_one("#seats-title", Static).update(Text(
             f"{session.game.capitalize()} for {len(seats)} · room {room} · {where}"
             f" · {taken}/{len(seats)} seats taken"))
-        owner_keys = (" F3 seats a bot, F4 takes one out; F5 starts now, with bots in the"
-                      " empty seats." if session.is_owner else "")
+        owner_keys = (" F3 seats a bot, F4 takes one out, F6 changes the highlighted bot's kind"
+                      " (greedy, random, expert); F5 starts now, with bots in the empty seats."
+                      if session.is_owner else "")
         hint = session.extra.get("join_hint", "")
         fingerprint = session.fingerprint()
         self.query_one("#seats-help", Static).update(literal(
@@ -126,7 +129,7 @@ class SeatsScreen(Screen[None]):
             + owner_keys))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add_bot", "remove_bot", "start"):
+        if action in ("add_bot", "remove_bot", "change_bot", "start"):
             return self.session.is_owner
         if action == "toggle_ready":
             return self.session.my_seat is not None
@@ -143,6 +146,19 @@ class SeatsScreen(Screen[None]):
             self.notify("Every seat is taken.")
         else:
             await self.session.set_bot(empty, "greedy")
+
+    async def action_change_bot(self) -> None:
+        seats = self.session.seats  # the latest lobby, which the table shows at the next poll
+        bots = [i for i, seat in enumerate(seats) if seat.bot]
+        if not bots:
+            self.notify("No bot sits at this table: F3 seats one.")
+            return
+        row = self.query_one(DataTable).cursor_row
+        index = row if row in bots else bots[-1]
+        kind = seats[index].bot or "greedy"
+        following = BOT_KINDS[(BOT_KINDS.index(kind) + 1) % len(BOT_KINDS)] \
+            if kind in BOT_KINDS else "greedy"
+        await self.session.set_bot(index, following)
 
     async def action_remove_bot(self) -> None:
         bots = [i for i, seat in enumerate(self.seats) if seat.bot]

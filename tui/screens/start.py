@@ -12,11 +12,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
+from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
 from engine.games import GAMES, ZODIAK
 from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
+
+BOT_LABELS = {"greedy": "Greedy (quick, easy to beat)", "random": "Random (any legal move)",
+              "expert": "Expert (searches up to a second a move)"}
 
 
 class StartScreen(Screen[None]):
@@ -58,6 +62,10 @@ class StartScreen(Screen[None]):
                 yield Label("Your sign", classes="field-label")
                 yield Select([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
                              allow_blank=False, id="sign")
+            with Horizontal(classes="field"):
+                yield Label("Bots", classes="field-label")
+                yield Select(self._bot_options(d.bots), value=",".join(d.bots),
+                             allow_blank=False, id="bot-kind")
             yield Static(GAMES[d.game].blurb, id="about")
             with Horizontal(id="start-buttons"):
                 yield Button("Play (p)", variant="primary", id="play")
@@ -87,6 +95,13 @@ class StartScreen(Screen[None]):
         return f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(self.ascii_only)})"
 
     @staticmethod
+    def _bot_options(chosen: tuple[str, ...]) -> list[tuple[str, str]]:
+        options = [(BOT_LABELS[kind], kind) for kind in BOT_KINDS]
+        if ",".join(chosen) not in BOT_KINDS:
+            options.append((", ".join(chosen), ",".join(chosen)))  # --bots gave several kinds
+        return options
+
+    @staticmethod
     def _player_options(game: str) -> list[tuple[str, int]]:
         return [(f"{n} (you and {n - 1} bot{'s' if n > 2 else ''})", n) for n in GAMES[game].players]
 
@@ -112,7 +127,8 @@ class StartScreen(Screen[None]):
             players=int(self.query_one("#players-choice", Select).value),  # type: ignore[arg-type]
             name=self.query_one("#name", Input).value,
             sign=str(self.query_one("#sign", Select).value),
-            bots=self.defaults.bots, seed=self.defaults.seed, speed=self.defaults.speed)
+            bots=tuple(str(self.query_one("#bot-kind", Select).value).split(",")),
+            seed=self.defaults.seed, speed=self.defaults.speed)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # An open drop-down takes enter for itself.

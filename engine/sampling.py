@@ -1,0 +1,208 @@
+"""Hidden cards, sampled as one seat may believe them: each sample is a full deal consistent with the seat's view.
+
+Zodiak (RULES 1.5, 1.7): every hidden card is in an opponent's hand or in the
+stock. The seat knows more than which cards are hidden: a card it saw on the
+pile before a reshuffle can only be in the stock or in the hand of someone who
+drew after that reshuffle. `ZodiakBelief` replays the view's history to give
+every hidden card and every hidden slot a *pool* (0: never seen; k: the k-th
+reshuffle) and deals each pool's cards only into that pool's slots. Draws tell
+nothing more: RULES 1.3 lets a player draw while holding a playable card.
+
+Hekata (RULES 2.6): every card played stays in view (on the table or in a
+taken trick), so the hidden cards are the deck less the seat's hand, the table
+and the tricks, dealt at random among the other hands and the stock.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+
+from engine import hekata, zodiak
+from engine.cards import Card, french_deck, hekata_deck
+from engine.playout import FastHekata, FastZodiak, card_index
+
+STOCK = -1  # the owner of the stock's slots
+
+
+class ZodiakBelief:
+    """Which hidden Zodiak cards may be where, from one seat's view; `sample` deals them."""
+
+    def __init__(self, view: zodiak.ZodiakRound) -> None:
+        assert view.turn is not None, "the round is over"
+        self.view = view
+        self.seat = view.turn
+        hidden = set(french_deck()) - set(view.pile) - {c for c in view.hands[self.seat] if c}
+        self.hidden = sorted(hidden)
+        # (owner, pool) -> slots; pool -> its hidden cards; a pool that holds the unseen first top.
+        self.slots: dict[tuple[int, int], int] = {}
+        self.pools: dict[int, list[Card]] = {}
+        self.unknown_top_pool: int | None = None
+        if not self._replay():
+            self._uniform()
+
+    def _uniform(self) -> None:
+        """Forget the pools: every hidden card may be in any hidden slot."""
+        view = self.view
+        self.slots = {(s, 0): len(h) for s, h in enumerate(view.hands) if s != self.seat}
+        self.slots[(STOCK, 0)] = len(view.stock)
+        self.pools = {0: list(self.hidden)}
+        self.unknown_top_pool = None
+
+    def _replay(self) -> bool:
+        """Follow the history from the deal; False when it does not add up to the view."""
+        view, me = self.view, self.seat
+        n = view.players
+        played = [0] * n
+        drawn = [0] * n
+        for effect in view.history:
+            if isinstance(effect.move, zodiak.Run):
+                played[effect.seat] += len(effect.move.cards)
+            else:
+                drawn[effect.seat] += len(effect.drawn)
+        start = [len(h) - drawn[s] + played[s] for s, h in enumerate(view.hands)]
+        stock_size = 52 - sum(start) - 1
+        if stock_size < 0 or any(size < 0 for size in start):
+            return False
+        top_known = view.reshuffles_done == 0
+        pile: list[Card | None] = [view.pile[0] if top_known else None]
+        pool_of: dict[Card, int] = {}
+        owned: list[Counter[int]] = [Counter({0: start[s]}) for s in range(n)]
+        current, pools_made, unknown_top_pool = 0, 0, None
+        for effect in view.history:
+            seat = effect.seat
+            if isinstance(effect.move, zodiak.Run):
+                for card in effect.move.cards:
+                    if seat != me:
+                        pool = pool_of.pop(card, 0)
+                        if not owned[seat][pool] and unknown_top_pool is not None \
+                                and owned[seat][unknown_top_pool]:
+                            pool, unknown_top_pool = unknown_top_pool, None  # it was the first top
+                        if not owned[seat][pool]:
+                            return False
+                        owned[seat][pool] -= 1
+                    pile.append(card)
+                continue
+            count = len(effect.drawn)
+            if effect.reshuffles:
+                before, old = stock_size, current
+                pools_made += 1
+                current = pools_made
+                under, pile = pile[:-1], pile[-1:]
+                for card in under:
+                    if card is None:
+                        unknown_top_pool = current
+                    else:
+                        pool_of[card] = current
+                stock_size = len(under) - (count - before)
+                sources = [old] * before + [current] * (count - before)
+            else:
+                stock_size -= count
+                sources = [current] * count
+            if stock_size < 0 or len(sources) != count:
+                return False
+            for card, pool in zip(effect.drawn, sources):
+                if seat == me:
+                    if card is None:
+                        return False
+                    if pool_of.get(card, 0) != pool and unknown_top_pool == pool:
+                        unknown_top_pool = None  # a never-seen card from a reshuffle: the first top
+                    pool_of.pop(card, None)
+                else:
+                    owned[seat][pool] += 1
+        if stock_size != len(view.stock) or [x for x in pile if x is not None] != view.pile:
+            return False
+        if any(sum(owned[s].values()) != len(view.hands[s]) for s in range(n) if s != me):
+            return False
+        self.slots = {(s, p): k for s in range(n) if s != me for p, k in owned[s].items() if k}
+        if stock_size:
+            self.slots[(STOCK, current)] = stock_size
+        pools: dict[int, list[Card]] = defaultdict(list)
+        for card in self.hidden:
+            pools[pool_of.get(card, 0)].append(card)
+        self.pools = dict(pools)
+        self.unknown_top_pool = unknown_top_pool
+        return True
+
+    def sample(self, rng: random.Random) -> FastZodiak:
+        """One full deal the seat cannot tell from the real one, as a fast round."""
+        pools = {p: list(cards) for p, cards in self.pools.items()}
+        if self.unknown_top_pool is not None and pools.get(0):
+            never_seen = pools[0]
+            first_top = never_seen.pop(rng.randrange(len(never_seen)))
+            pools.setdefault(self.unknown_top_pool, []).append(first_top)
+        for cards in pools.values():
+            rng.shuffle(cards)
+        dealt: dict[int, list[int]] = defaultdict(list)
+        spare_slots: list[int] = []
+        for (owner, pool), count in self.slots.items():
+            cards = pools.get(pool, [])
+            take = min(count, len(cards))
+            dealt[owner].extend(card_index(c) for c in cards[len(cards) - take:])
+            del cards[len(cards) - take:]
+            spare_slots += [owner] * (count - take)
+        # Whatever does not fit its pool (a view the history cannot fully explain) goes anywhere.
+        spare_cards = [card_index(c) for cards in pools.values() for c in cards]
+        rng.shuffle(spare_cards)
+        for owner, card in zip(spare_slots, spare_cards):
+            dealt[owner].append(card)
+        view = self.view
+        hands = []
+        for s, hand in enumerate(view.hands):
+            mask = 0
+            for c in (card_index(x) for x in hand if x is not None) if s == self.seat else dealt[s]:
+                mask |= 1 << c
+            hands.append(mask)
+        stock = dealt[STOCK]
+        rng.shuffle(stock)
+        fast = FastZodiak(hands, card_index(view.top), [card_index(c) for c in view.pile[:-1]],
+                          stock, [card_index(view.zodiac_card(s)) for s in range(view.players)],
+                          self.seat, rng)
+        fast.declared = "SHDC".index(view.declared) if view.declared else -1
+        fast.penalty, fast.from_ace = view.penalty, view.penalty_from_ace
+        fast.winner = -1 if view.winner is None else view.winner
+        fast.idle = view.idle_turns
+        return fast
+
+
+class HekataBelief:
+    """Which Hekata cards are hidden from one seat; `sample` deals them at random."""
+
+    def __init__(self, view: hekata.HekataDeal) -> None:
+        assert view.turn is not None, "the deal is over"
+        self.view = view
+        self.seat = view.turn
+        seen = Counter(c for c in view.hands[self.seat] if c is not None) + Counter(view.table)
+        for taken in view.tricks:
+            seen += Counter(taken.trick.cards)
+        left = Counter(hekata_deck()) - seen
+        self.hidden = sorted(left.elements())
+        self.slots = [(s, len(h)) for s, h in enumerate(view.hands) if s != self.seat]
+        self.slots.append((STOCK, len(view.stock)))
+
+    def sample(self, rng: random.Random) -> FastHekata:
+        """One full deal the seat cannot tell from the real one, as a fast deal."""
+        cards = list(self.hidden)
+        rng.shuffle(cards)
+        need = sum(count for _, count in self.slots)
+        while len(cards) < need:  # a view whose tricks are not all known: fill from the deck
+            cards.append(rng.randrange(10))
+        view = self.view
+        hands = [[0] * 10 for _ in view.hands]
+        for c in view.hands[self.seat]:
+            if c is not None:
+                hands[self.seat][c] += 1
+        stock: list[int] = []
+        at = 0
+        for owner, count in self.slots:
+            part = cards[at:at + count]
+            at += count
+            if owner == STOCK:
+                stock = part
+            else:
+                for c in part:
+                    hands[owner][c] += 1
+        table = [0] * 10
+        for c in view.table:
+            table[c] += 1
+        return FastHekata(hands, table, stock, list(view.scores), self.seat)

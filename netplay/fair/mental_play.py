@@ -1,0 +1,265 @@
+"""One party's side of a whole round of a game dealt by mental poker (FAIRNESS.md A8).
+
+`MentalPlay` joins a `MentalRound` (keys, shuffles, shares) to the engine: it builds the
+round from what this party may see (its seats' hands, the face-up cards; every other card
+`None`), and applies each move once the cards it needs are open: a face-up play once its mover
+has sent its shares of the cards it plays, a draw once the drawn positions are dealt (after a
+new chain of shuffles when Zodiak's stock runs out) and, for the drawer, opened. Every message
+this party owes the others goes to `outbox`, in order; the caller signs and sends them, and
+hands everyone else's to `receive` in the order the host's chain fixes. It does no I/O, so the
+host (for its bots' key) and every seat run the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import hekata, zodiak
+from engine.errors import IllegalMove
+from engine.games import Game, game_named
+from netplay.fair.commit import LOCAL, TABLE, FairnessError
+from netplay.fair.mental_round import MentalRound, Owner
+
+Where = tuple[int, int]  # (epoch, position)
+
+
+def played_texts(move: object) -> list[str]:
+    """The cards a move puts face up, as text (a Zodiak run's cards, the Hekata card laid)."""
+    if isinstance(move, zodiak.Run):
+        return [str(c) for c in move.cards]
+    if isinstance(move, hekata.HekataMove):
+        return [str(move.card)]
+    return []
+
+
+@dataclass
+class MentalPlay:
+    """One party's view of a round: the mental-poker messages and the engine on what it sees."""
+
+    game: str
+    table: str
+    round_no: int
+    party: int
+    seat_parties: tuple[int, ...]  # the party that holds each seat
+    signs: tuple[str, ...]
+    dealer: int
+    scores: tuple[int, ...]
+    first_epoch: int = 0
+    mental: MentalRound = field(init=False)
+    state: Any = None  # the engine's round, built once this party's cards of the deal are open
+    outbox: list[dict[str, Any]] = field(default_factory=list)
+    seat_of: dict[Where, int | str] = field(default_factory=dict)  # who got each dealt position
+    offered: dict[int, list[Where]] = field(default_factory=dict)  # a mover's opened cards
+    played: set[Where] = field(default_factory=set)
+    moves: list[tuple[int, Any]] = field(default_factory=list)  # (sender, move) not yet applied
+    drawing: list[Where] | None = None  # the positions the first waiting move draws
+    reshuffling: bool = False
+
+    def __post_init__(self) -> None:
+        self.seat_parties = tuple(self.seat_parties)
+        self.mental = MentalRound(self.table, self.round_no, self.party,
+                                  tuple(sorted(set(self.seat_parties))), self.first_epoch)
+        self.outbox.append(self.mental.key_message())
+        self._progress()
+
+    @property
+    def rules(self) -> Game:
+        """The game this round is of."""
+        return game_named(self.game)
+
+    def my_seats(self) -> list[int]:
+        """The seats this party plays."""
+        return [s for s, p in enumerate(self.seat_parties) if p == self.party]
+
+    # -- what the others send ------------------------------------------------------
+
+    def receive(self, sender: int, msg: dict[str, Any]) -> None:
+        """Check and apply a message of `sender` (mental poker, or its move), or blame it."""
+        if msg.get("t") == "move":
+            self._take_move(sender, msg)
+            return
+        self.mental.receive(sender, msg)
+        if msg.get("t") == "mp_shares":
+            epoch = msg["epoch"]
+            mine = [(epoch, q) for q in msg["positions"]]
+            if all(self.mental.owners[epoch][q] == sender for _, q in mine):
+                self.offered.setdefault(sender, []).extend(mine)  # the cards it is playing
+        self._progress()
+
+    def _take_move(self, sender: int, msg: dict[str, Any]) -> None:
+        if msg.get("round") != self.round_no or msg.get("n") != self.moves_seen():
+            raise FairnessError(sender, "its move is not the next one of this round")
+        text = msg.get("move")
+        try:
+            move = self.rules.parse_move(text) if isinstance(text, str) else None
+        except IllegalMove:
+            move = None
+        if move is None:
+            raise FairnessError(sender, "its move is not in the notation of tui/RULES.md 3")
+        self.moves.append((sender, move))
+        self._progress()
+
+    def moves_seen(self) -> int:
+        """How many moves of the round this party has heard of (applied or waiting)."""
+        return (len(self.state.history) if self.state is not None else 0) + len(self.moves)
+
+    # -- this party's moves --------------------------------------------------------
+
+    def play(self, move: Any) -> None:
+        """Make `move` for this party's seat to move: open the cards it plays, then apply it."""
+        state = self.state
+        if state is None or self.moves or state.round_over:
+            raise FairnessError(LOCAL, "no move is waiting for this party")
+        seat = state.turn
+        if self.seat_parties[seat] != self.party:
+            raise FairnessError(LOCAL, f"seat {seat} is not this party's")
+        state.check(move, seat)
+        chosen: list[Where] = []
+        for text in played_texts(move):
+            where = next((w for w, card in sorted(self.mental.known.items())
+                          if card == text and self.seat_of.get(w) == seat
+                          and w not in self.played and w not in chosen), None)
+            if where is None:
+                raise FairnessError(LOCAL, f"seat {seat} holds no {text} to play")
+            chosen.append(where)
+        for epoch in sorted({e for e, _ in chosen}):
+            positions = [q for e, q in chosen if e == epoch]
+            self.outbox.append(self.mental.shares_message(epoch, positions))
+        self.offered.setdefault(self.party, []).extend(chosen)
+        self.outbox.append({"t": "move", "round": self.round_no, "n": self.moves_seen(),
+                            "move": str(move)})
+        self.moves.append((self.party, move))
+        self._progress()
+
+    # -- moving on -----------------------------------------------------------------
+
+    def _progress(self) -> None:
+        """Do everything that can be done now: shuffle, deal, apply waiting moves."""
+        mental = self.mental
+        if mental.joint is None:
+            return
+        if not mental.decks:
+            mental.start_epoch([str(c) for c in self.rules.deck()])
+        self._shuffle_if_my_turn()
+        if not mental.decks[mental.epoch].ready:
+            return
+        if not mental.owners[self.first_epoch]:
+            self._deal()
+        if self.state is None:
+            self._build_state()
+        while self.state is not None and self.moves and self._apply_first():
+            pass
+
+    def _shuffle_if_my_turn(self) -> None:
+        msg = self.mental.shuffle_message()
+        if msg is not None:
+            self.outbox.append(msg)
+
+    def _deal(self) -> None:
+        owners: list[Owner] = []
+        for position, seat in enumerate(self.rules.deal_layout(len(self.seat_parties))):
+            self.seat_of[(self.first_epoch, position)] = TABLE if seat is None else seat
+            owners.append(TABLE if seat is None else self.seat_parties[seat])
+        self.mental.assign(self.first_epoch, owners)
+        theirs = [q for q, owner in enumerate(owners) if owner != self.party]
+        self.outbox.append(self.mental.shares_message(self.first_epoch, theirs))
+
+    def _build_state(self) -> None:
+        known, players = self.mental.known, len(self.seat_parties)
+        dealt = sorted(self.seat_of.items())
+        if any(where not in known for where, seat in dealt
+               if seat == TABLE or self.seat_parties[seat] == self.party):  # type: ignore[index]
+            return
+        rules = self.rules
+        hands: list[list[Any]] = [[] for _ in range(players)]
+        face_up: list[Any] = []
+        for where, seat in dealt:
+            card = rules.parse_card(known[where]) if where in known else None
+            (face_up if seat == TABLE else hands[seat]).append(card)  # type: ignore[index]
+        stock: list[Any] = [None] * (len(rules.deck()) - len(dealt))
+        self.state = rules.seat_view(hands, face_up, stock, self.signs, self.dealer,
+                                     self.scores)
+
+    def _apply_first(self) -> bool:
+        """Apply the first waiting move if its cards are open; whether it was applied."""
+        sender, move = self.moves[0]
+        state = self.state
+        seat = state.turn
+        if seat is None or self.seat_parties[seat] != sender:
+            raise FairnessError(sender, "it moved for a seat that is not its own, or out of turn")
+        texts = played_texts(move)
+        offered = self.offered.get(sender, [])
+        if len(offered) < len(texts):
+            return False  # its shares of the cards it plays have not come yet
+        opened = offered[:len(texts)]
+        if not all(where in self.mental.public for where in opened):
+            return False
+        if (sorted(self.mental.known[w] for w in opened) != sorted(texts)
+                or any(self.seat_of.get(w) != seat or w in self.played for w in opened)):
+            raise FairnessError(sender, "the cards it opened are not the cards it played,"
+                                " dealt to that seat and unplayed")
+        try:
+            trial = state.copy()
+            trial.push(move)
+        except IllegalMove as exc:
+            raise FairnessError(sender, f"its move is illegal: {exc}") from None
+        count = len(trial.history[-1].drawn)
+        drawn = self._draw(seat, count, state) if count else []
+        if drawn is None:
+            return False
+        cards = [self.mental.known.get(w) for w in drawn]
+        if self.seat_parties[seat] == self.party:
+            if None in cards:
+                return False  # the others' shares of what it draws have not all come yet
+            state.push(move, [self.rules.parse_card(c) for c in cards])  # type: ignore[arg-type]
+        else:
+            state.push(move)
+        del self.offered.setdefault(sender, [])[:len(texts)]
+        self.played.update(opened)
+        self.moves.pop(0)
+        self.drawing = None
+        return True
+
+    def _draw(self, seat: int, count: int, state: Any) -> list[Where] | None:
+        """The positions a draw of `count` takes, dealt once (after a reshuffle's chain)."""
+        if self.drawing is not None:
+            return self.drawing
+        mental = self.mental
+        pile = state.pending_reshuffle() if isinstance(state, zodiak.ZodiakRound) else None
+        if pile is not None and not self.reshuffling:
+            self.reshuffling = True
+            mental.start_epoch([str(c) for c in pile])
+            self._shuffle_if_my_turn()
+        if not mental.decks[mental.epoch].ready:
+            return None
+        self.reshuffling = False
+        taken: list[Where] = []
+        for epoch in sorted(mental.decks):
+            left = len(mental.decks[epoch].cards) - len(mental.owners[epoch])
+            here = min(left, count - len(taken))
+            if here <= 0:
+                continue
+            positions = mental.assign(epoch, [self.seat_parties[seat]] * here)
+            taken += [(epoch, q) for q in positions]
+            for q in positions:
+                self.seat_of[(epoch, q)] = seat
+        if len(taken) != count:
+            raise FairnessError(LOCAL, "the engine drew more cards than the decks hold")
+        if self.seat_parties[seat] != self.party:
+            for epoch in sorted({e for e, _ in taken}):
+                self.outbox.append(self.mental.shares_message(
+                    epoch, [q for e, q in taken if e == epoch]))
+        self.drawing = taken
+        return taken
+
+    def drain(self) -> list[dict[str, Any]]:
+        """The messages this party owes the others, oldest first; the outbox is emptied."""
+        out, self.outbox = self.outbox, []
+        return out
+
+
+def party_seats(seats: Sequence[int | None], bot_party: int) -> tuple[int, ...]:
+    """The party of each seat: a person's seat number, or `bot_party` for a bot (None)."""
+    return tuple(bot_party if person is None else person for person in seats)

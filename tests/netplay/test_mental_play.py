@@ -1,0 +1,152 @@
+"""Whole rounds of both games dealt by mental poker (FAIRNESS.md A8), every party in this
+process running `MentalPlay` and the host forwarding each message to every other party in one
+order: every party ends with the same round, nobody opens a card that was not dealt to them or
+played face up, and the host's key for its bots opens no person's card whatever it tries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.bots import make_bot
+from engine.games import game_named
+from netplay.fair.commit import TABLE, FairnessError
+from netplay.fair.context import BOT_PARTY
+from netplay.fair.mental_play import MentalPlay, party_seats
+
+
+def table_of(game: str, people: int, players: int, round_no: int = 1) -> dict[int, MentalPlay]:
+    """One `MentalPlay` per party: people in the first seats, the host's bots in the rest."""
+    seats = party_seats([*range(people), *[None] * (players - people)], BOT_PARTY)
+    signs = game_named(game).signs_for([None] * players)
+    return {party: MentalPlay(game, "table-9f", round_no, party, seats, signs, 0,
+                              (0,) * game_named(game).sides(players))
+            for party in sorted(set(seats))}
+
+
+def deliver(parties: dict[int, MentalPlay],
+            heard: list[tuple[int, dict[str, Any]]] | None = None) -> bool:
+    """Forward every waiting message to every other party, in one order; whether any was."""
+    sent = False
+    for sender, play in parties.items():
+        for msg in play.drain():
+            sent = True
+            if heard is not None:
+                heard.append((sender, msg))
+            for party, other in parties.items():
+                if party != sender:
+                    other.receive(sender, msg)
+    return sent
+
+
+def play_out(parties: dict[int, MentalPlay], seed: int, kinds: tuple[str, str] = (
+        "random", "greedy")) -> list[str]:
+    """Bots (by seat parity) play the round to its end for every party; the moves in order."""
+    bots: dict[int, Any] = {}
+    moves: list[str] = []
+    while True:
+        if deliver(parties):
+            continue
+        movers = [play for p, play in parties.items() if play.state is not None
+                  and not play.moves and not play.state.round_over
+                  and play.seat_parties[play.state.turn] == p]
+        if not movers:
+            break
+        play = movers[0]
+        seat = play.state.turn
+        bot = bots.setdefault(seat, make_bot(kinds[seat % 2], seed + seat))
+        move = bot.choose(play.state.view(seat))
+        play.play(move)  # its shares of the cards it plays, then its move, in its outbox
+        moves.append(str(move))
+    return moves
+
+
+def outcome(play: MentalPlay) -> tuple[object, ...]:
+    """What every party must agree on at the end of a round."""
+    state = play.state
+    face_up = getattr(state, "pile", None) or getattr(state, "table", None)
+    return (state.round_over, tuple(state.scores), state.winner, tuple(state.hand_sizes()),
+            tuple(str(c) for c in face_up or []), len(state.history))
+
+
+@pytest.mark.parametrize(("game", "people", "players"), [
+    ("zodiak", 2, 2), ("zodiak", 2, 4), ("zodiak", 4, 4), ("hekata", 2, 2), ("hekata", 3, 4),
+    ("hekata", 4, 4)])
+def test_honest_rounds_end_the_same_for_every_party(game: str, people: int, players: int) -> None:
+    """Every party ends the round in the same state, with only its own and the face-up cards."""
+    parties = table_of(game, people, players)
+    moves = play_out(parties, seed=players * 10 + people)
+    assert moves
+    assert len({outcome(play) for play in parties.values()}) == 1
+    first = next(iter(parties.values()))
+    assert first.state.round_over
+    public = {first.mental.known[w] for w in first.mental.public}
+    for party, play in parties.items():
+        assert {play.mental.known[w] for w in play.mental.public} == public
+        private = {w for w in play.mental.known if w not in play.mental.public}
+        assert all(play.seat_of[w] != TABLE and play.seat_parties[play.seat_of[w]] == party
+                   for w in private)
+
+
+def test_a_reshuffle_goes_through_every_partys_shuffle() -> None:
+    """Zodiak's pile under its top card becomes the next epoch, shuffled by every party in turn
+    (tui/RULES.md 1.5, FAIRNESS.md A8 "Reshuffle"), and the round still ends the same for all."""
+    parties = table_of("zodiak", 1, 2)
+    play_out(parties, seed=6, kinds=("random", "random"))
+    assert len({outcome(play) for play in parties.values()}) == 1
+    for play in parties.values():
+        assert len(play.mental.decks) >= 2
+        assert all(deck.steps_done == 2 for deck in play.mental.decks.values())
+
+
+@pytest.mark.parametrize("game", ["zodiak", "hekata"])
+def test_the_hosts_bot_key_opens_no_persons_card(game: str) -> None:
+    """With every share it received and its own key, the host opens no card a person holds."""
+    parties = table_of(game, 2, 4 if game == "zodiak" else 2)
+    if game == "hekata":  # two people, and the host's key for no bot: add a third party's view
+        parties = table_of(game, 1, 2)
+    play_out(parties, seed=5)
+    host = parties[BOT_PARTY]
+    mental = host.mental
+    for (epoch, position), seat in host.seat_of.items():
+        if seat == TABLE or host.seat_parties[seat] == BOT_PARTY:
+            continue
+        if (epoch, position) in mental.public:
+            continue  # played face up: everyone saw it
+        shares = dict(mental.shares.get((epoch, position), {}))
+        shares.update({p: s.value for p, s in mental.unchecked.get((epoch, position), {}).items()})
+        assert (epoch, position) not in mental.known
+        with pytest.raises(FairnessError, match="every party's share"):
+            mental.decks[epoch].open(position, shares, own=(BOT_PARTY, mental.key))
+
+
+def test_a_card_played_that_was_not_opened_is_blamed_on_its_mover() -> None:
+    """A move naming a card other than the one its mover opened is refused, blamed on it."""
+    parties = table_of("zodiak", 2, 2)
+    while deliver(parties):
+        pass
+    mover_seat = parties[0].state.turn
+    mover, other = parties[mover_seat], parties[1 - mover_seat]
+    move = next((m for m in mover.state.legal_moves() if str(m) != "draw"), None)
+    if move is None:
+        pytest.skip("the dealt hand has no card to play at once")
+    mover.play(move)
+    *shares, honest = mover.drain()
+    for msg in shares:
+        other.receive(mover_seat, msg)
+    with pytest.raises(FairnessError) as caught:
+        other.receive(mover_seat, {**honest, "move": str(other.state.hands[1 - mover_seat][0])})
+    assert caught.value.blamed == mover_seat
+
+
+def test_a_replayed_share_is_refused() -> None:
+    """A decryption share sent again (a replay by the host or the relay) is refused."""
+    parties = table_of("hekata", 2, 2)
+    seen: list[tuple[int, dict[str, Any]]] = []
+    while deliver(parties, seen):
+        pass
+    sender, shares = next((s, m) for s, m in seen if m["t"] == "mp_shares")
+    with pytest.raises(FairnessError, match="twice") as caught:
+        parties[1 - sender].receive(sender, shares)
+    assert caught.value.blamed == sender
