@@ -26,8 +26,11 @@ MAX_RELAY_BODY: Final = 4 * 1024 * 1024  # what a relay client reads at most; th
 MAX_BODY_BYTES: Final = 60_000  # a game body, signed or not
 MAX_SEATS: Final = 8
 MAX_NAME: Final = 24  # what the host keeps of a name
-MAX_NAME_WIRE: Final = 64  # what a join may carry (the host trims it to MAX_NAME)
+MAX_NAME_WIRE: Final = 64  # a name as the host sends it (it keeps MAX_NAME characters)
+MAX_RAW_NAME: Final = 1000  # a name as a join may carry it
 MAX_CHAT: Final = 300
+MAX_RAW_CHAT: Final = 1200  # a chat line as a seat may send it (the host keeps MAX_CHAT)
+MAX_NUMBER_DIGITS: Final = 121  # a score beyond 64 bits travels as its digits
 MAX_MOVE_TEXT: Final = 400
 MAX_CARDS: Final = 64  # positions in one deck, cards in one deal, draw or move
 MAX_EPOCHS: Final = 64  # shuffles in one round (Zodiak reshuffles)
@@ -129,6 +132,27 @@ class Real(Spec):
 
     def kind(self) -> str:
         return "a number"
+
+
+@dataclass(frozen=True)
+class Digits(Spec):
+    """A whole number too big for 64 bits, as its decimal digits (a sign allowed), at most `most`."""
+
+    most: int
+
+    def read(self, value: object, where: str) -> str:
+        if type(value) is not str:
+            raise _wrong(self, value, where)
+        digits = value[1:] if value[:1] == "-" else value
+        if not (0 < len(value) <= self.most and digits.isascii() and digits.isdigit()):
+            raise bad(f"{where} must be decimal digits, at most {self.most}")
+        return value
+
+    def bound(self) -> int:
+        return 5 + self.most
+
+    def kind(self) -> str:
+        return "decimal digits"
 
 
 @dataclass(frozen=True)
@@ -545,7 +569,7 @@ SEAT: Final = Int(0, MAX_SEATS - 1)
 SEATS: Final = ListOf(SEAT, MAX_SEATS)
 CHAIN: Final = Int(-1, MAX_UINT32)
 COUNT: Final = Int(0, MAX_UINT32)
-SCORE: Final = Int(SIGNED_MIN, SIGNED_MAX)
+SCORE: Final = Either((Int(SIGNED_MIN, SIGNED_MAX), Digits(MAX_NUMBER_DIGITS)))
 SCORES: Final = ListOf(SCORE, MAX_SEATS)
 IDENTITY: Final = Exactly(64)
 DIGEST: Final = Exactly(32)
@@ -743,7 +767,7 @@ class Join(Message):
     """Take a seat (or the seat `token` names), or watch; then be resynced from `c`, `n`."""
 
     t = "join"
-    name: Annotated[str, Text(MAX_NAME_WIRE)]
+    name: Annotated[str, Text(MAX_RAW_NAME)]
     id: Annotated[bytes, IDENTITY]
     c: Annotated[int, CHAIN]
     n: Annotated[int, COUNT]
@@ -751,6 +775,7 @@ class Join(Message):
     sign: Annotated[str | None, Opt(WORD)] = None
     token: Annotated[bytes | None, Opt(TOKEN)] = None
     owner: Annotated[bytes | None, Opt(SECRET)] = None
+    proof: Annotated[bytes | None, Opt(Bin(64))] = None  # its key's signature of the challenge
 
 
 @kind
@@ -767,7 +792,7 @@ class Chat(Message):
     """Say something to the table."""
 
     t = "chat"
-    text: Annotated[str, Text(MAX_CHAT)]
+    text: Annotated[str, Text(MAX_RAW_CHAT)]
 
 
 @kind
@@ -819,13 +844,22 @@ class Welcome(Message):
     t = "welcome"
     game: Annotated[str, GAME]
     players: Annotated[int, Int(1, MAX_SEATS)]
-    target: Annotated[int, SCORE]
+    target: Annotated[int | str, SCORE]
     table: Annotated[str, Text(MAX_TABLE_ID, 1)]
     host: Annotated[bytes, IDENTITY]
     ids: Annotated[tuple[bytes | None, ...], ListOf(Opt(IDENTITY), MAX_SEATS)]
     seat: Annotated[int | None, Opt(SEAT)] = None
     token: Annotated[bytes | None, Opt(TOKEN)] = None
     owner: Annotated[bool | None, Opt(Bool())] = None
+
+
+@kind
+class Challenge(Message):
+    """Prove you hold your identity's key: join again with `proof`, its signature of `nonce`."""
+
+    t = "challenge"
+    nonce: Annotated[bytes, Exactly(32)]
+    table: Annotated[str, Text(MAX_TABLE_ID, 1)]
 
 
 @kind
@@ -855,8 +889,9 @@ class HostSays(Message):
     m: Annotated[Signed, HOST_SIGNED]
 
 
-HostBody = Welcome | Resync | Synced | Refused | HostSays
-HOST_BODIES: Final = Family[HostBody]("host message", [Welcome, Resync, Synced, Refused, HostSays])
+HostBody = Welcome | Challenge | Resync | Synced | Refused | HostSays
+HOST_BODIES: Final = Family[HostBody]("host message", [
+    Welcome, Challenge, Resync, Synced, Refused, HostSays])
 
 # -- the host's signed payloads (PROTOCOL.md G5) -------------------------------------------------
 
@@ -957,7 +992,7 @@ class Deal(Message):
     dealer: Annotated[int, SEAT]
     players: Annotated[int, Int(1, MAX_SEATS)]
     game: Annotated[str, GAME]
-    scores: Annotated[tuple[int, ...], SCORES]
+    scores: Annotated[tuple[int | str, ...], SCORES]
     cards: Annotated[tuple[DealtCard, ...],
                      ListOf(Opt(Either((Bin(MAX_SEALED), OPENING))), MAX_CARDS)]
     signs: Annotated[tuple[str, ...] | None, Opt(ListOf(WORD, MAX_SEATS))] = None
@@ -985,8 +1020,8 @@ class RoundEnd(Message):
 
     t = "round_end"
     round: Annotated[int, ROUND]
-    points: Annotated[int, SCORE]
-    scores: Annotated[tuple[int, ...], SCORES]
+    points: Annotated[int | str, SCORE]
+    scores: Annotated[tuple[int | str, ...], SCORES]
     summary: Annotated[str, Text(MAX_SUMMARY)]
     seeds: Annotated[tuple[bytes, ...], ListOf(DIGEST, MAX_EPOCHS)]
     winner: Annotated[int | None, Opt(SEAT)] = None
@@ -999,7 +1034,7 @@ class MatchEnd(Message):
 
     t = "match_end"
     game: Annotated[str, GAME]
-    scores: Annotated[tuple[int, ...], SCORES]
+    scores: Annotated[tuple[int | str, ...], SCORES]
     moves: Annotated[int, COUNT]
     winner: Annotated[int | None, Opt(SEAT)] = None
     after: Annotated[int | None, AFTER] = None

@@ -19,6 +19,13 @@ def test_ruff_is_clean() -> None:
     assert found.returncode == 0, found.stdout + found.stderr
 
 
+def test_types_check() -> None:
+    """DESIGN 'Conventions': types checked, by mypy pinned in pyproject, over its `files`."""
+    found = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"],
+                           capture_output=True, text=True, cwd=ROOT, check=False)
+    assert found.returncode == 0, found.stdout + found.stderr
+
+
 def imported_packages(package: str) -> set[str]:
     """The top-level names every module of `package` imports."""
     names: set[str] = set()

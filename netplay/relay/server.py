@@ -7,6 +7,7 @@ import hmac
 import resource
 import secrets
 import ssl
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -560,7 +561,7 @@ async def _close_all_sockets(app: web.Application) -> None:
     )
 
 
-async def _room_sweeper(app: web.Application):  # type: ignore[no-untyped-def]
+async def _room_sweeper(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.ensure_future(app[RELAY_KEY].sweep_idle_rooms())
     yield
     task.cancel()

@@ -19,6 +19,7 @@ from netplay.messages import (
     SEAT_PAYLOADS,
     Bin,
     Bool,
+    Digits,
     Either,
     Family,
     Int,
@@ -49,6 +50,8 @@ def values_of(spec: Spec) -> st.SearchStrategy[Any]:
     """Values a field of `spec` may hold, from the smallest to its bounds."""
     if isinstance(spec, Version):
         return st.just(1)
+    if isinstance(spec, Digits):
+        return st.integers(-(10**40), 10**40).map(str)
     if isinstance(spec, Real):
         return st.integers(0, 10**6) | st.floats(spec.lo, spec.hi)
     if isinstance(spec, Int):
