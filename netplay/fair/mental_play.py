@@ -20,7 +20,7 @@ from engine import hekata, zodiak
 from engine.errors import IllegalMove
 from engine.games import Game, game_named
 from netplay.fair.commit import LOCAL, TABLE, FairnessError
-from netplay.fair.mental_round import MentalRound, Owner
+from netplay.fair.mental_round import WATCHER, MentalRound, Owner
 
 Where = tuple[int, int]  # (epoch, position)
 
@@ -41,7 +41,7 @@ class MentalPlay:
     game: str
     table: str
     round_no: int
-    party: int
+    party: int  # or WATCHER: a view that holds no key and sees only what is face up
     seat_parties: tuple[int, ...]  # the party that holds each seat
     signs: tuple[str, ...]
     dealer: int
@@ -61,7 +61,8 @@ class MentalPlay:
         self.seat_parties = tuple(self.seat_parties)
         self.mental = MentalRound(self.table, self.round_no, self.party,
                                   tuple(sorted(set(self.seat_parties))), self.first_epoch)
-        self.outbox.append(self.mental.key_message())
+        if self.party != WATCHER:
+            self.outbox.append(self.mental.key_message())
         self._progress()
 
     @property
@@ -164,7 +165,8 @@ class MentalPlay:
             owners.append(TABLE if seat is None else self.seat_parties[seat])
         self.mental.assign(self.first_epoch, owners)
         theirs = [q for q, owner in enumerate(owners) if owner != self.party]
-        self.outbox.append(self.mental.shares_message(self.first_epoch, theirs))
+        if self.party != WATCHER:
+            self.outbox.append(self.mental.shares_message(self.first_epoch, theirs))
 
     def _build_state(self) -> None:
         known, players = self.mental.known, len(self.seat_parties)
@@ -247,7 +249,7 @@ class MentalPlay:
                 self.seat_of[(epoch, q)] = seat
         if len(taken) != count:
             raise FairnessError(LOCAL, "the engine drew more cards than the decks hold")
-        if self.seat_parties[seat] != self.party:
+        if self.seat_parties[seat] != self.party and self.party != WATCHER:
             for epoch in sorted({e for e, _ in taken}):
                 self.outbox.append(self.mental.shares_message(
                     epoch, [q for e, q in taken if e == epoch]))

@@ -32,6 +32,9 @@ from netplay.fair.shares import SHARE_SIZE, DecryptionShare, make_share
 Owner = int | str
 """A party number, or TABLE for a card dealt face up."""
 MAX_POSITIONS = 64  # more than any deck: a bound on what one message may name
+WATCHER = -1
+"""The party number of a view that holds no key (a host without bots, a watcher): it checks
+every message and opens only the cards opened to everyone."""
 
 
 @dataclass
@@ -55,7 +58,8 @@ class MentalRound:
     public: set[tuple[int, int]] = field(default_factory=set)  # positions opened to everyone
 
     def __post_init__(self) -> None:
-        if self.party not in self.parties or len(set(self.parties)) != len(self.parties):
+        if ((self.party not in self.parties and self.party != WATCHER)
+                or len(set(self.parties)) != len(self.parties)):
             raise FairnessError(LOCAL, "a round needs distinct parties, this one among them")
         self.parties = tuple(sorted(self.parties))
 
@@ -67,6 +71,8 @@ class MentalRound:
 
     def key_message(self) -> dict[str, Any]:
         """This party's round key with its proof of knowledge (mp_key)."""
+        if self.party == WATCHER:
+            raise FairnessError(LOCAL, "a watcher holds no round key")
         announcement = self.key.announce(self.context(self.first_epoch), self.party)
         self.announced[self.party] = announcement
         self._maybe_join()

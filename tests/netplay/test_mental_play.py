@@ -14,15 +14,18 @@ from engine.games import game_named
 from netplay.fair.commit import TABLE, FairnessError
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay, party_seats
+from netplay.fair.mental_round import WATCHER
 
 
-def table_of(game: str, people: int, players: int, round_no: int = 1) -> dict[int, MentalPlay]:
-    """One `MentalPlay` per party: people in the first seats, the host's bots in the rest."""
+def table_of(game: str, people: int, players: int, watchers: int = 0) -> dict[int, MentalPlay]:
+    """One `MentalPlay` per party (people in the first seats, the host's bots in the rest), and
+    `watchers` views that hold no key, numbered from WATCHER down."""
     seats = party_seats([*range(people), *[None] * (players - people)], BOT_PARTY)
     signs = game_named(game).signs_for([None] * players)
-    return {party: MentalPlay(game, "table-9f", round_no, party, seats, signs, 0,
-                              (0,) * game_named(game).sides(players))
-            for party in sorted(set(seats))}
+    views = [*sorted(set(seats)), *[WATCHER - i for i in range(watchers)]]
+    return {view: MentalPlay(game, "table-9f", 1, WATCHER if view < 0 else view,
+                             seats, signs, 0, (0,) * game_named(game).sides(players))
+            for view in views}
 
 
 def deliver(parties: dict[int, MentalPlay],
@@ -119,6 +122,17 @@ def test_the_hosts_bot_key_opens_no_persons_card(game: str) -> None:
         assert (epoch, position) not in mental.known
         with pytest.raises(FairnessError, match="every party's share"):
             mental.decks[epoch].open(position, shares, own=(BOT_PARTY, mental.key))
+
+
+@pytest.mark.parametrize("game", ["zodiak", "hekata"])
+def test_a_host_without_bots_follows_the_round_and_opens_only_face_up_cards(game: str) -> None:
+    """A view with no key (the host of a table of people only, FAIRNESS.md A9) checks every
+    message, ends the round as the people do, and knows no card that was not played face up."""
+    parties = table_of(game, 2, 2, watchers=1)
+    play_out(parties, seed=3)
+    assert len({outcome(play) for play in parties.values()}) == 1
+    watcher = parties[WATCHER]
+    assert set(watcher.mental.known) == watcher.mental.public
 
 
 def test_a_card_played_that_was_not_opened_is_blamed_on_its_mover() -> None:
