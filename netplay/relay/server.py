@@ -82,6 +82,7 @@ class RelayLimits:
     upgrade_timeout_seconds: float = 5.0  # TCP accept until the WebSocket upgrade is done
     max_connections: int = 0  # 0: what the descriptor limit leaves, minus a reserve
     exempt_addresses: frozenset[str] = frozenset()  # a server's own components, on loopback
+    addresses_kept: int = 10_000  # idle addresses remembered (their connection rate) at most
     log_interval_seconds: float = 10.0
 
     @property
@@ -182,6 +183,7 @@ class Relay:
             read_burst=limits.read_burst_per_address,
             max_connections_total=limits.max_connections or descriptor_budget(),
             exempt=limits.exempt_addresses,
+            addresses_kept=limits.addresses_kept,
         )
         self.guard = ConnectionGuard(self.book, limits.upgrade_timeout_seconds)
 

@@ -113,6 +113,7 @@ class Host(HostLobby, HostDealing, HostStore):
     spectators: set[int] = field(default_factory=set)
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
+    lobbies: dict[int, int] = field(default_factory=dict)  # chain number: lobbies sent in it
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
                                                                           RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -240,7 +241,7 @@ class Host(HostLobby, HostDealing, HostStore):
         dealer = random.Random(self.seed).randrange(self.config.players)
         self.match = Match(self.config.game, self.config.players, signs, dealer=dealer)
         self.on_event("match started")
-        await self._send_lobby()
+        await self._send_lobby(force=True)
         self._spawn(self._locked(self._deal))
 
     async def _deal(self) -> None:
