@@ -389,6 +389,7 @@ class WireField:
 
 _SCHEMAS: dict[type, tuple[WireField, ...]] = {}
 _KEYS: dict[type, frozenset[str]] = {}
+_LABELS: dict[tuple[type, str], tuple[tuple[WireField, str], ...]] = {}
 
 
 def schema(cls: type) -> tuple[WireField, ...]:
@@ -408,14 +409,22 @@ def schema(cls: type) -> tuple[WireField, ...]:
     return found
 
 
+def _labels(cls: type, where: str) -> tuple[tuple[WireField, str], ...]:
+    """Each field of `cls` with its name in error messages, made once per place (a hot path)."""
+    found = _LABELS.get((cls, where))
+    if found is None:
+        found = _LABELS[cls, where] = tuple((f, f"field '{f.key}' of {where}")
+                                            for f in schema(cls))
+    return found
+
+
 def _read_fields(cls: type, msg: dict[Any, Any], where: str, top: bool = False) -> Any:
-    kind_fields = schema(cls)
     values = {}
-    for f in kind_fields:
+    for f, label in _labels(cls, where):
         value = msg.get(f.key)
         if value is None and f.required:
             raise ProtocolError(f.spec.missing_code, f"{where} needs a field '{f.key}'")
-        values[f.attr] = f.spec.read(value, f"field '{f.key}' of {where}")
+        values[f.attr] = f.spec.read(value, label)
     known = _KEYS[cls]
     for key in msg:  # unknown fields are refused, never carried along
         if key not in known and not (top and key == "t"):
@@ -425,13 +434,13 @@ def _read_fields(cls: type, msg: dict[Any, Any], where: str, top: bool = False) 
 
 def _write_fields(value: Any, where: str) -> dict[str, object]:
     out: dict[str, object] = {}
-    for f in schema(type(value)):
+    for f, label in _labels(type(value), where):
         item = getattr(value, f.attr)
         if item is None:
             if f.required:
                 raise bad(f"{where} needs a field '{f.key}'")
             continue
-        out[f.key] = f.spec.write(item, f"field '{f.key}' of {where}")
+        out[f.key] = f.spec.write(item, label)
     return out
 
 
@@ -490,6 +499,12 @@ def encode(message: Message) -> bytes:
     out: dict[str, object] = {"t": message.t}
     out.update(_write_fields(message, f"'{message.t}'"))
     return _packer.pack(out)
+
+
+def encode_frame(sender: int, body: bytes) -> bytes:
+    """`encode(Frame(sender=sender, body=body))` for the relay's per-frame path, where `sender`
+    is a conn it numbered and `body` came from a `send` it decoded: the same bytes, less work."""
+    return _packer.pack({"t": "frame", "from": sender, "body": body})
 
 
 def encode_map(msg: dict[str, Any]) -> bytes:

@@ -20,7 +20,6 @@ from netplay.messages import (
     Departed,
     Enter,
     Entered,
-    Frame,
     HostAway,
     HostBack,
     Open,
@@ -32,6 +31,7 @@ from netplay.messages import (
     Send,
     decode,
     encode,
+    encode_frame,
 )
 from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
 from netplay.relay.wire import new_room_code, parse_room_code
@@ -319,7 +319,7 @@ class Relay:
                 raise ProtocolError("host_away", "the host is away; the frame was dropped")
             targets = [room.host]
         self.stats.frames_in += 1
-        frame = encode(Frame(sender=conn.conn, body=msg.body))
+        frame = encode_frame(conn.conn, msg.body)
         for target in targets:
             await self.write(target, frame)
         self.stats.frames_out += len(targets)

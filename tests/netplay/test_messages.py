@@ -22,6 +22,7 @@ from netplay.messages import (
     Digits,
     Either,
     Family,
+    Frame,
     Int,
     ListOf,
     Message,
@@ -35,6 +36,7 @@ from netplay.messages import (
     Version,
     decode,
     encode,
+    encode_frame,
     encode_map,
     max_size,
     schema,
@@ -151,6 +153,11 @@ def test_every_kind_round_trips_within_its_size_bound(family: Family[Any], cls: 
     packed = encode(msg)
     assert decode(packed, family, 1 << 22) == msg
     assert len(packed) <= max_size(cls)
+
+
+@given(sender=st.integers(0, 2**31), body=st.binary(max_size=300))
+def test_the_relays_frame_shortcut_packs_what_encode_packs(sender: int, body: bytes) -> None:
+    assert encode_frame(sender, body) == encode(Frame(sender=sender, body=body))
 
 
 def test_unknown_fields_are_refused_not_carried_along() -> None:
