@@ -16,9 +16,9 @@ from engine.bots import BOT_KINDS
 from engine.games import game_named
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
+from netplay.messages import ProtocolError
 from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
+from netplay.protocol import field as get_field
 from netplay.session.events import SeatInfo
 from netplay.table.dealing import MAX_CHAIN
 
