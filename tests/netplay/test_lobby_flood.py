@@ -10,6 +10,7 @@ from typing import Any
 
 from netplay.fair import Identity
 from netplay.fair.transcript import SignedMessage
+from netplay.messages import Frame
 from netplay.protocol import inner, join_proof_digest, pack, unpack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import RelayLimits, start_relay
@@ -24,9 +25,9 @@ async def answer(conn: RelayConnection, kinds: set[str]) -> dict[str, Any]:
     """The host's next message to this conn of one of `kinds` (opened if it is signed)."""
     while True:
         frame = await conn.recv()
-        if frame.get("t") != "frame":
+        if not isinstance(frame, Frame):
             continue
-        body = unpack(frame["body"])
+        body = unpack(frame.body)
         if body["t"] == "s":
             body = inner(SignedMessage.from_wire(body["m"]).payload)
         if body["t"] in kinds:
