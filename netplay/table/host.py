@@ -114,6 +114,7 @@ class Host(HostLobby, HostDealing, HostStore):
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
     lobbies: dict[int, int] = field(default_factory=dict)  # chain number: lobbies sent in it
+    others_chat: dict[int, int] = field(default_factory=dict)  # chain: lines from non-seats
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
                                                                           RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
