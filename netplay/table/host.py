@@ -42,6 +42,7 @@ from netplay.fair import (
     Identity,
     SignedMessage,
 )
+from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     ChainHead,
     canonical_deck,
@@ -54,10 +55,10 @@ from netplay.protocol import (
     wire_number,
     wire_numbers,
 )
+from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.guard import TokenBucket
-from netplay.relay.wire import ProtocolError, format_room_code
-from netplay.relay.wire import field as get_field
+from netplay.relay.wire import format_room_code
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import Epoch, HostDealing
@@ -113,6 +114,7 @@ class Host(HostLobby, HostDealing, HostStore):
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
     lobbies: dict[int, int] = field(default_factory=dict)  # chain number: lobbies sent in it
+    others_chat: dict[int, int] = field(default_factory=dict)  # chain: lines from non-seats
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
                                                                           RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -166,7 +168,7 @@ class Host(HostLobby, HostDealing, HostStore):
             await self._on_relay(msg)
             # After the end, seats that rejoin (a challenge, then a resync) still hear it;
             # the linger in `serve` bounds the wait.
-            if self.finished and msg.get("t") == "departed" and all(
+            if self.finished and isinstance(msg, Departed) and all(
                     s.conn is None for s in self.seats if s.bot is None):
                 break
 
@@ -184,16 +186,13 @@ class Host(HostLobby, HostDealing, HostStore):
         async with self._game_lock:
             await action()
 
-    async def _on_relay(self, msg: dict[str, Any]) -> None:
-        kind = msg.get("t")
-        if kind == "frame":
-            conn = msg.get("from")
-            if type(conn) is int:
-                await self._on_frame(conn, msg.get("body"))
-        elif kind == "departed":
-            self._departed(msg.get("conn"))
-        elif kind == "error":
-            self.on_event(f"relay error: {msg.get('code')}: {msg.get('message')}")
+    async def _on_relay(self, msg: RelayEvent) -> None:
+        if isinstance(msg, Frame):
+            await self._on_frame(msg.sender, msg.body)
+        elif isinstance(msg, Departed):
+            self._departed(msg.conn)
+        elif isinstance(msg, Refused):
+            self.on_event(f"relay error: {msg.code}: {msg.message}")
 
     async def _on_frame(self, conn: int, body: Any) -> None:
         try:

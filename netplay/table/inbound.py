@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from netplay.relay.wire import ProtocolError
+from netplay.messages import ProtocolError
 
 MAX_SIGNED_PAYLOAD = 4096  # a seat's move or nonce: a long Zodiak run's openings fit thrice
 MAX_PROOF = 64

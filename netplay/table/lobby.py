@@ -16,15 +16,16 @@ from engine.bots import BOT_KINDS
 from engine.games import game_named
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
+from netplay.messages import ProtocolError
 from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
+from netplay.protocol import field as get_field
 from netplay.session.events import SeatInfo
 from netplay.table.dealing import MAX_CHAIN
 
 log = logging.getLogger("cardtui.host")
 
 MAX_LOBBIES = 200  # per chain: an honest table sends a few dozen; every one is kept and saved
+MAX_OTHERS_CHAT = 200  # chat lines per chain from all who hold no seat, together
 
 
 @dataclass
@@ -191,6 +192,7 @@ class HostLobby:
         self.spectators.discard(conn)
         self.challenges.pop(conn, None)
         self.budgets.pop(conn, None)
+        self.strikes.pop(conn, None)  # a conn that left has nothing more to be refused
         index = self.seat_of(conn) if type(conn) is int else None
         if index is None:
             return
@@ -220,6 +222,13 @@ class HostLobby:
         if len(self.log) >= MAX_CHAIN:
             raise ProtocolError("not_allowed", "enough chat for this round")
         index = self.seat_of(conn)
+        if index is None:
+            # Watchers and strangers come and go with fresh budgets: they share a small quota,
+            # so they can neither fill the chain the seats chat in nor make it costly to save.
+            said = self.others_chat.get(self.round_number, 0)
+            if said >= MAX_OTHERS_CHAT:
+                raise ProtocolError("not_allowed", "enough chat from watchers for this round")
+            self.others_chat = {self.round_number: said + 1}
         name = self.seats[index].name if index is not None else f"watcher {conn}"
         text = "".join(ch for ch in text if ch.isprintable())
         await self._broadcast("chat", seat=index, name=name, text=text)

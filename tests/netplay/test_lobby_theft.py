@@ -8,6 +8,7 @@ from typing import Any
 
 from netplay.fair import Identity
 from netplay.fair.transcript import SignedMessage
+from netplay.messages import Frame
 from netplay.protocol import inner, join_proof_digest, pack, unpack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
@@ -19,9 +20,9 @@ async def answer_to_join(conn: RelayConnection) -> dict[str, Any]:
     """The host's next challenge, welcome or error to this conn (opened if it is signed)."""
     while True:
         frame = await conn.recv()
-        if frame.get("t") != "frame":
+        if not isinstance(frame, Frame):
             continue
-        body = unpack(frame["body"])
+        body = unpack(frame.body)
         if body["t"] == "s":
             body = inner(SignedMessage.from_wire(body["m"]).payload)
         if body["t"] in ("challenge", "welcome", "error"):
