@@ -18,6 +18,7 @@ from engine import hekata, zodiak
 from engine.cards import Card
 from engine.errors import IllegalMove, RecordError
 from engine.games import game_named
+from engine.house import STANDARD
 from netplay.fair import (
     DEALER,
     TABLE,
@@ -249,6 +250,7 @@ class RoundLedger:
 
     def __init__(self, game: str, table: str, number: int, seat: int | None) -> None:
         self.game, self.table, self.number, self.seat = game, table, number, seat
+        self.house = STANDARD  # the table's house rules, which the replay checks by
         self.audit = RoundAudit(table, number, SPECTATOR if seat is None else seat)
         self.canonical: dict[int, list[str]] = {}
         self.nonces: dict[int, dict[int, bytes]] = {}
@@ -290,7 +292,8 @@ class RoundLedger:
                 decks.append([card_of(self.game, canonical[i]) for i in order])
             assert self.start is not None
             dealer, start_scores, signs, players = self.start
-            state = game_named(self.game).deal(decks[0], players, signs, dealer, start_scores)
+            state = game_named(self.game).deal(decks[0], players, signs, dealer, start_scores,
+                                               self.house)
             if isinstance(state, zodiak.ZodiakRound):
                 state.reshuffles = decks[1:]
             for number, (seat, move) in enumerate(self.moves):

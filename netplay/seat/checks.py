@@ -146,6 +146,7 @@ class ClientChecks:
                 self.emit(Notice(f"round {self.ledger.number} could not be audited: this"
                                  " client missed its end", "warning"))
             self.ledger = RoundLedger(self.game, self.table, number, self.my_seat)
+            self.ledger.house = self.house
         ledger = self.ledger
         self._check(ledger.audit.seed_committed, epoch, msg.get("seed"))
         for item in get_field(msg, "commits", list):
@@ -352,7 +353,8 @@ class ClientChecks:
                 else:
                     hands[int(owner)].append(None)
             stock = [None] * (len(canonical_deck(self.game)) - len(layout))
-            state = game_named(self.game).seat_view(hands, table, stock, signs, dealer, scores)
+            state = game_named(self.game).seat_view(hands, table, stock, signs, dealer, scores,
+                                                    self.house)
         except (IllegalMove, TypeError, ValueError) as exc:
             self.trusted = False
             raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None

@@ -30,6 +30,7 @@ import aiohttp
 from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
+from engine.house import STANDARD, HouseRules
 from engine.match import Round
 from engine.zodiak import SIGN_CARDS
 from netplay.fair import (
@@ -105,6 +106,7 @@ class RemoteSession(ClientChecks, GameSession):
     round_number: int = 0
     seats: tuple[SeatInfo, ...] = ()
     target: int = 0
+    house: HouseRules = STANDARD  # the table's, from its welcome: every move is checked by them
     trusted: bool = True
     result: dict[str, Any] | None = None
     moves_seen: int = 0
@@ -275,6 +277,10 @@ class RemoteSession(ClientChecks, GameSession):
         token = get_field(msg, "token", bytes, optional=True)
         self.game = get_field(msg, "game", str)
         self.target = get_field(msg, "target", int)
+        try:
+            self.house = HouseRules.parse(get_field(msg, "house", str, optional=True) or "")
+        except IllegalMove as exc:
+            raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
         self.is_owner = msg.get("owner") is True
         limit = get_field(msg, "turn_seconds", int, optional=True)
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None

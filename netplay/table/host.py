@@ -240,7 +240,8 @@ class Host(HostLobby, HostDealing, HostStore):
         self.started = True
         signs = game_named(self.config.game).signs_for([s.sign for s in self.seats])
         dealer = random.Random(self.seed).randrange(self.config.players)
-        self.match = Match(self.config.game, self.config.players, signs, dealer=dealer)
+        self.match = Match(self.config.game, self.config.players, signs, dealer=dealer,
+                           house=self.config.house)
         self.on_event("match started")
         await self._send_lobby(force=True)
         self._spawn(self._locked(self._deal))
@@ -258,7 +259,8 @@ class Host(HostLobby, HostDealing, HostStore):
             return
         self.state = match.start_round([card_of(self.config.game, c) for c in deck.cards])
         self.round_scored = False
-        self.record = Record.of_round(self.config.game, [s.name for s in self.seats], self.state)
+        self.record = Record.of_round(self.config.game, [s.name for s in self.seats], self.state,
+                                      self.config.house)
         layout = deal_layout(self.config.game, self.config.players)
         self.epochs[0].owners = list(layout)
         cards: list[Any] = []

@@ -14,6 +14,7 @@ from typing import Any
 from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.games import game_named
+from engine.house import STANDARD, HouseRules
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
 from netplay.messages import ProtocolError
@@ -73,6 +74,7 @@ class HostConfig:
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
     require_ready: bool = False  # start only when every person has said they are ready
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
+    house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
 
 
 class HostLobby:
@@ -187,7 +189,8 @@ class HostLobby:
     def _table_facts(self) -> dict[str, Any]:
         return {"game": self.config.game, "players": self.config.players,
                 "target": Match(self.config.game, self.config.players,
-                                ("aries",) * self.config.players).target,
+                                ("aries",) * self.config.players, house=self.config.house).target,
+                "house": str(self.config.house),
                 "table": self.table, "host": self.identity.public.to_bytes(),
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),

@@ -11,6 +11,7 @@ from typing import Any, Self
 import msgpack
 
 from engine.games import game_named
+from engine.house import HouseRules
 from engine.match import Match
 from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, SignedMessage
@@ -30,7 +31,8 @@ class HostStore:
         data = {
             "config": {"game": self.config.game, "players": self.config.players,
                        "bots": self.config.bots, "seed": self.seed,
-                       "owner_secret": self.config.owner_secret},
+                       "owner_secret": self.config.owner_secret,
+                       "house": str(self.config.house)},
             "seats": [{**asdict(s), "conn": None, "away_since": None} for s in self.seats],
             "started": self.started, "moves_made": self.moves_made,
             "match": None if self.match is None else {
@@ -93,6 +95,7 @@ class HostStore:
         saved = data["config"]
         config.game, config.players, config.bots = saved["game"], saved["players"], saved["bots"]
         config.seed, config.owner_secret = saved["seed"], saved.get("owner_secret")
+        config.house = HouseRules.parse(saved.get("house", ""))
         config.save_path = path
         host = cls(config, seats=[Seat(**s) for s in data["seats"]])
         host.started, host.moves_made = data["started"], data["moves_made"]
@@ -101,7 +104,8 @@ class HostStore:
                 seat.away_since = time.monotonic()
         if data["match"] is not None:
             signs = game_named(config.game).signs_for([s.sign for s in host.seats])
-            host.match = Match(config.game, config.players, signs, **data["match"])
+            host.match = Match(config.game, config.players, signs, **data["match"],
+                               house=config.house)
         if data["record"] is not None:
             host.record = Record.from_json(data["record"])
             host.state = host.record.replay().state

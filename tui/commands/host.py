@@ -29,6 +29,7 @@ from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tui.commands.netargs import add_player_arguments, stop_on_signals
+from tui.commands.play import add_house_argument
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
         " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
@@ -65,6 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", type=Path, metavar="FILE", help="where the game is saved")
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
+    add_house_argument(parser)
     parser.add_argument("--no-announce", action="store_true",
                         help="do not list this table on the local network (mDNS)")
     add_player_arguments(parser)
@@ -125,7 +127,7 @@ async def host_main(args: argparse.Namespace) -> int:
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),
         require_ready=not args.headless, turn_seconds=args.turn_seconds or None,
-        reveal_timeout=args.reveal_timeout,
+        reveal_timeout=args.reveal_timeout, house=args.house,
     )
     if args.turn_seconds < 0 or args.reveal_timeout <= 0:
         print("cardtui host: --turn-seconds must not be negative, --reveal-timeout positive",
