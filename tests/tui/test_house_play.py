@@ -3,6 +3,7 @@ enforced by the engine, kept in the saved match, shown in the help."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -82,3 +83,33 @@ async def test_resume_keeps_house_rules() -> None:
         data = session_of(app).saved_json()
         assert data is not None and data["house"] == "target=3000"
         assert session_of(app).match.target == 3000  # type: ignore[union-attr]
+
+
+async def test_the_table_lobby_shows_the_hosts_house_rules() -> None:
+    """docs/PROTOCOL.md welcome `house`: a seat learns the table's house rules and the lobby says them."""
+    from netplay.relay.client import RelayConnection
+    from netplay.relay.server import start_relay
+    from netplay.seat.remote import RemoteSession
+    from netplay.table.host import Host, HostConfig
+    from tui.screens.seats import SeatsScreen
+
+    from .test_seats import close_table, wait_until
+
+    relay = await start_relay()
+    host = Host(HostConfig(game="hekata", players=2, seed=2, require_ready=True,
+                           house=HouseRules(3, 2000)), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Me")
+    await me.start()
+    await me.wait_seated()
+    app = CardApp(me)
+    try:
+        assert me.house == HouseRules(3, 2000) and me.target == 2000
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+            await wait_until(pilot, lambda: "House rules: Hekata rows of at most 3 cards; the match"
+                             " is played to 2,000." in str(
+                                 app.screen.query_one("#seats-help").render()), "the house rules")
+    finally:
+        await close_table(relay, conn, serving, me)

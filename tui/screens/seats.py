@@ -124,6 +124,7 @@ class SeatsScreen(Screen[None]):
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
             + "The host's program deals: it can see every hand.\n"
+            + ("" if session.house.standard else session.house.describe() + "\n")
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
             + owner_keys))
 
