@@ -208,11 +208,14 @@ class MentalPlay:
         except IllegalMove as exc:
             raise FairnessError(sender, f"its move is illegal: {exc}") from None
         count = len(trial.history[-1].drawn)
-        drawn = self._draw(seat, count, state) if count else []
+        # Cards drawn by the move that ends the round are only counted (tui/RULES.md 1.6):
+        # they stay encrypted, so nobody waits for their shares after the round is over.
+        ends = trial.round_over
+        drawn = self._draw(seat, count, state, share=not ends) if count else []
         if drawn is None:
             return False
         cards = [self.mental.known.get(w) for w in drawn]
-        if self.seat_parties[seat] == self.party:
+        if self.seat_parties[seat] == self.party and not ends:
             if None in cards:
                 return False  # the others' shares of what it draws have not all come yet
             state.push(move, [self.rules.parse_card(c) for c in cards])  # type: ignore[arg-type]
@@ -224,7 +227,7 @@ class MentalPlay:
         self.drawing = None
         return True
 
-    def _draw(self, seat: int, count: int, state: Any) -> list[Where] | None:
+    def _draw(self, seat: int, count: int, state: Any, share: bool = True) -> list[Where] | None:
         """The positions a draw of `count` takes, dealt once (after a reshuffle's chain)."""
         if self.drawing is not None:
             return self.drawing
@@ -249,7 +252,7 @@ class MentalPlay:
                 self.seat_of[(epoch, q)] = seat
         if len(taken) != count:
             raise FairnessError(LOCAL, "the engine drew more cards than the decks hold")
-        if self.seat_parties[seat] != self.party and self.party != WATCHER:
+        if share and self.seat_parties[seat] != self.party and self.party != WATCHER:
             for epoch in sorted({e for e, _ in taken}):
                 self.outbox.append(self.mental.shares_message(
                     epoch, [q for e, q in taken if e == epoch]))

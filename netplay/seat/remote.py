@@ -41,6 +41,7 @@ from netplay.fair import (
     TranscriptChain,
 )
 from netplay.fair.fingerprint import host_matches, table_fingerprint
+from netplay.fair.mental_play import MentalPlay
 from netplay.protocol import (
     MAX_TABLE_ID,
     ChainHead,
@@ -61,6 +62,7 @@ from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
 from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
 from netplay.seat.checks import ClientChecks
+from netplay.seat.mental import SeatMental
 from netplay.seat.keyfile import SeatIdentity
 from netplay.session.events import (
     Event,
@@ -84,7 +86,7 @@ ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not c
 
 
 @dataclass
-class RemoteSession(ClientChecks, GameSession):
+class RemoteSession(SeatMental, ClientChecks, GameSession):
     """Your seat at a table served by a host through a relay."""
 
     url: str = ""
@@ -126,6 +128,8 @@ class RemoteSession(ClientChecks, GameSession):
     _http: aiohttp.ClientSession | None = None
     _task: asyncio.Task | None = None
     _started_match: bool = False
+    mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
+    _shown: int = 0  # the moves of that round shown so far
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
@@ -305,7 +309,9 @@ class RemoteSession(ClientChecks, GameSession):
             "lobby": self._on_lobby, "chat": self._on_chat, "shuffle": self._on_shuffle,
             "reveal": self._on_reveal, "fwd": self._on_fwd, "deck": self._on_deck,
             "deal": self._on_deal, "moved": self._on_moved, "round_end": self._on_round_end,
-            "match_end": self._on_match_end,
+            "match_end": self._on_match_end, "mp_key": self._on_mental_host,
+            "mp_shuffle": self._on_mental_host, "mp_shares": self._on_mental_host,
+            "move": self._on_mental_host,
         }.get(msg["t"])
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
@@ -462,6 +468,12 @@ class RemoteSession(ClientChecks, GameSession):
         if self.my_seat is None:
             raise IllegalMove("you are watching, not playing")
         view.check(move, self.my_seat)
+        if self.mental is not None:
+            self._mental_submit(move)
+            outgoing, self._out = self._out, []
+            for body in outgoing:
+                await self._send(body)
+            return
         openings: list[CardOpening] = []
         for card in played_cards(move):
             found = next((o for o in ledger.mine if o.card == card and o not in openings), None)
