@@ -237,6 +237,7 @@ class RoundLedger:
         self.start: tuple[int, list[int], list[str], int] | None = None
         self.failures: list[Failure] = []
         self.open: OpenShuffle | None = None
+        self.early_seeds: list[Any] = []  # revealed in `seeds` messages before `round_end`
         self.ended = False
 
     def sizes(self) -> list[int]:

@@ -55,6 +55,11 @@ class CardApp(App[str | None]):
         self.set_class(self.ascii_only, "-ascii")
         self.pace = pace
         self.defaults = defaults
+        # A `cardtui` command line to run once this app ends (host or join, chosen at the start).
+        self.next_command: list[str] | None = None
+        # Where the join screen looks for tables: every interface, or those listed (tests: loopback).
+        listed = os.environ.get("CARDTUI_LAN_INTERFACES", "")
+        self.lan_interfaces = [a.strip() for a in listed.split(",") if a.strip()] or None
 
     def on_mount(self) -> None:
         # A light terminal can ask for a light theme (any Textual theme name); else the saved one.

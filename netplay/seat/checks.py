@@ -375,6 +375,20 @@ class ClientChecks:
                                    tuple(state.scores)))
         self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
 
+    def _on_seeds(self, msg: dict[str, Any]) -> None:
+        """Seeds of a round with very many shuffles, revealed ahead of its `round_end`."""
+        ledger = self._ledger(get_field(msg, "round", int))
+        first, seeds = get_field(msg, "first", int), get_field(msg, "seeds", list)
+        if self.view is None or not self.view.round_over:
+            raise FairnessError(DEALER, "revealed seeds before the round was over")
+        have = ledger.early_seeds
+        if have[first:first + len(seeds)] == seeds and first < len(have):
+            return  # sent again by a host that restarted before the round's end
+        if first != len(have):
+            raise FairnessError(DEALER, f"revealed seeds from shuffle {first} on, but this"
+                                f" client has {len(have)}")
+        have.extend(seeds)
+
     def _on_round_end(self, msg: dict[str, Any]) -> None:
         view, ledger = self.view, self._ledger(get_field(msg, "round", int))
         scores = read_numbers(msg.get("scores"), "'scores' of a round's end")
@@ -384,8 +398,12 @@ class ClientChecks:
             self.trusted = False
             self.emit(Notice("the host ended the round, but this client's engine disagrees"
                              f" (its scores: {list(view.scores)}).", "error"))
+        first = get_field(msg, "first", int, optional=True) or 0
+        if first != len(ledger.early_seeds):
+            self._fault(FairnessError(DEALER, f"revealed the seeds from shuffle {first} on, but"
+                                      f" this client has {len(ledger.early_seeds)} before them"))
         failures = (list(ledger.failures) if self.mental is not None
-                    else ledger.verdict(get_field(msg, "seeds", list), scores))
+                    else ledger.verdict(ledger.early_seeds + get_field(msg, "seeds", list), scores))
         ledger.ended = True
         if self.chain is not None:
             self._digests[ledger.number] = self.chain.digest  # signed into our next reveal

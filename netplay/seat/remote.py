@@ -309,6 +309,7 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
             "lobby": self._on_lobby, "chat": self._on_chat, "shuffle": self._on_shuffle,
             "reveal": self._on_reveal, "fwd": self._on_fwd, "deck": self._on_deck,
             "deal": self._on_deal, "moved": self._on_moved, "round_end": self._on_round_end,
+            "seeds": self._on_seeds,
             "match_end": self._on_match_end, "mp_key": self._on_mental_host,
             "mp_shuffle": self._on_mental_host, "mp_shares": self._on_mental_host,
             "move": self._on_mental_host,
@@ -352,10 +353,9 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
         try:
             await asyncio.sleep(RESYNC_RETRY_SECONDS)
             if self.phase == "marker" and not self.closed:
-                if self._welcome.is_set():
-                    await self._send(pack("sync", c=self.chain_no, n=self._have()))
-                else:
-                    await self._send_join()
+                # A join, not a sync: it also rebinds this conn to its seat if the refused
+                # request was the join after a host came back.
+                await self._send_join()
         finally:
             self._retry = None
 

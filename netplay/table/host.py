@@ -57,7 +57,7 @@ from netplay.protocol import (
 )
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.guard import TokenBucket
-from netplay.relay.wire import ProtocolError
+from netplay.relay.wire import ProtocolError, format_room_code
 from netplay.relay.wire import field as get_field
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
@@ -71,6 +71,7 @@ __all__ = ["Host", "HostConfig", "Seat"]
 
 log = logging.getLogger("cardtui.host")
 STRIKES_BEFORE_IGNORING = 20
+SEEDS_PER_MESSAGE = 1000  # 34 KB of seeds: a round_end or a seeds message stays far under 60 KB
 # Resync answers from all conns together, in bodies a second: the game's own messages keep
 # the rest of what the relay lets the host send (its connection paces itself under that).
 RESYNC_RATE, RESYNC_BURST = 100.0, 2000.0
@@ -145,7 +146,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             self.table = f"{relay.room}-{secrets.token_hex(8)}"
         if self.head is None:
             self._new_chain(self.round_number)
-        self.on_event(f"room {relay.room} open")
+        self.on_event(f"room {format_room_code(relay.room)} open")
         self._bot_task = asyncio.create_task(self._play_loop())
         if self.started and self.match is not None and not self.match.over:
             if self.state is not None and self.state.round_over and not self.round_scored:
@@ -358,15 +359,22 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         winner = deal_winner(before, state)
         points = (state.points() if isinstance(state, zodiak.ZodiakRound)
                   else max(b - a for a, b in zip(before, state.scores)))
+        seeds = [] if self.mental is not None else [
+            self._revealed_seed(e) for e in range(len(self.epochs))]
+        # A round with very many reshuffles reveals its seeds in `seeds` messages first, so that
+        # `round_end` stays bounded; sent before the round is scored, a restart sends them again.
+        first = max(0, (len(seeds) - 1) // SEEDS_PER_MESSAGE * SEEDS_PER_MESSAGE)
+        for start in range(0, first, SEEDS_PER_MESSAGE):
+            await self._broadcast("seeds", round=self.round_number, first=start,
+                                  seeds=seeds[start:start + SEEDS_PER_MESSAGE])
         match.end_round(state)  # before the broadcast saves, so a restart deals the next round
         self.round_scored = True
         infos = tuple(s.info() for s in self.seats)
         summary = round_summary(self.config.game, infos, state, winner, points)
         await self._broadcast("round_end", round=self.round_number, winner=winner,
                               points=wire_number(points), scores=wire_numbers(match.scores),
-                              summary=summary,
-                              seeds=[] if self.mental is not None else [
-                                  self._revealed_seed(e) for e in range(len(self.epochs))])
+                              summary=summary, seeds=seeds[first:],
+                              **({"first": first} if first else {}))
         self.on_event(f"round {self.round_number} over: {summary}")
         if match.over:
             await self._finish()

@@ -173,3 +173,32 @@ def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) 
     host.wait()
     assert seat.wait(timeout=60) == 1
     assert "giving up" in procs.log("seat")
+
+
+def test_cardtui_host_is_listed_on_the_lan(procs: Procs) -> None:
+    """`cardtui host` announces its table over mDNS (here on loopback: bound there)."""
+    import asyncio
+
+    from netplay.relay.lan import LanBrowser
+
+    port = free_port()
+    procs.start("host", "host", "--headless", "--players", "2", "--port", str(port),
+                "--bind", "127.0.0.1", "--name", "Hana", "--save", str(procs.tmp / "h.json"))
+    procs.wait_for_log("host", r"others run")
+
+    async def listed() -> tuple[str, int, str]:
+        changed = asyncio.Event()
+        browser = LanBrowser(changed.set, interfaces=["127.0.0.1"])
+        await browser.start()
+        try:
+            async with asyncio.timeout(30):
+                while True:
+                    for table in browser.tables.values():
+                        if table.port == port:
+                            return table.game, table.players, table.host
+                    await changed.wait()
+                    changed.clear()
+        finally:
+            await browser.close()
+
+    assert asyncio.run(listed()) == ("zodiak", 2, "Hana")

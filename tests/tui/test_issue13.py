@@ -464,3 +464,80 @@ def test_a_garbled_settings_file_gives_defaults(tmp_path: Path) -> None:
         assert load_settings() == Settings()
     settings_path().write_text('{"bot_speed": "slow", "sign": "virgo", "junk": 1}')
     assert (load_settings().bot_speed, load_settings().sign) == ("slow", "virgo")
+
+
+# -- the start screen leads everywhere ----------------------------------------------------------
+
+
+async def test_join_lists_lan_tables_and_enter_joins_one() -> None:
+    from netplay.relay.lan import LanAnnouncement
+    from tui.screens.netstart import JoinScreen
+
+    announcement = await LanAnnouncement.start(17957, "127.0.0.1", "zodiak", 3, "Hana",
+                                               interfaces=["127.0.0.1"])
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    app.lan_interfaces = ["127.0.0.1"]
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("j")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, JoinScreen)
+            for _ in range(400):
+                await pilot.pause(0.05)
+                if screen.browser is not None and any(
+                        t.port == 17957 for t in screen.browser.tables.values()):
+                    break
+            screen.show_tables()
+            await pilot.pause()
+            table = screen.query_one("#lan-tables")
+            keys = [key.value for key in table.rows]
+            table.move_cursor(row=next(i for i, k in enumerate(keys)
+                                       if screen.browser.tables[k].port == 17957))
+            table.focus()
+            await pilot.press("enter")
+            await pilot.pause()
+    finally:
+        await announcement.close()
+    assert app.next_command == ["join", "127.0.0.1:17957", "--name", "Me", "--sign", "leo"]
+
+
+async def test_join_takes_a_typed_address() -> None:
+    from textual.widgets import Input
+
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    app.lan_interfaces = ["127.0.0.1"]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("j")
+        await pilot.pause()
+        app.screen.query_one("#join-address", Input).focus()
+        await pilot.press(*"127.0.0.1:7777", "enter")
+        await pilot.pause()
+    assert app.next_command == ["join", "127.0.0.1:7777", "--name", "Me", "--sign", "leo"]
+
+
+async def test_host_from_the_start_screen_makes_the_host_command() -> None:
+    from textual.widgets import Select, Static
+
+    from tui.screens.netstart import HostSetup
+
+    app = CardApp(defaults=MatchOptions("hekata", 4, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        assert isinstance(app.screen, HostSetup)
+        app.screen.query_one("#host-bots", Select).value = 3
+        await pilot.pause()
+        app.screen.query_one("#host-players", Select).value = 2
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "at least your own seat" in str(app.screen.query_one("#host-error", Static).render())
+        app.screen.query_one("#host-bots", Select).value = 1
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert app.next_command == ["host", "--game", "hekata", "--players", "2", "--bots", "1",
+                                "--port", "7777", "--name", "Me"]

@@ -22,6 +22,7 @@ from netplay.relay.client import (
     client_tls,
     relay_url,
 )
+from netplay.relay.lan import LanAnnouncement
 from netplay.relay.server import start_relay
 from netplay.relay.wire import ProtocolError, format_room_code
 from netplay.seat.remote import RemoteSession
@@ -66,6 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", type=Path, metavar="FILE", help="where the game is saved")
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
+    parser.add_argument("--no-announce", action="store_true",
+                        help="do not list this table on the local network (mDNS)")
     add_player_arguments(parser)
 
 
@@ -167,6 +170,9 @@ async def host_main(args: argparse.Namespace) -> int:
                          host.identity.public.fingerprint())
     stop = stop_on_signals()
     serving = asyncio.create_task(host.serve(conn))
+    lan = None
+    if relay is not None and not args.no_announce:
+        lan = asyncio.create_task(announce_on_lan(args, relay.port))
     seat_app = None
     if not args.headless:
         from tui.commands.join import run_seat_app
@@ -180,6 +186,8 @@ async def host_main(args: argparse.Namespace) -> int:
     await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     for task in waiters:
         task.cancel()
+    if lan is not None:
+        await withdraw(lan)
     lost = conn.closed and not stop.is_set() and not host.finished
     await conn.close()
     if relay is not None:
@@ -189,6 +197,28 @@ async def host_main(args: argparse.Namespace) -> int:
         say(f"lost the relay before the match ended{f' (close code {code})' if code else ''}")
         return 1
     return 0 if host.finished or not args.headless else 130
+
+
+async def announce_on_lan(args: argparse.Namespace, port: int) -> LanAnnouncement | None:
+    """List the table on the LAN; bound to one address, only on that address's interface."""
+    bound = args.bind not in ("0.0.0.0", "::", "")
+    try:
+        return await LanAnnouncement.start(
+            port, reachable_address(args.bind), args.game, args.players,
+            args.name or getpass.getuser(), interfaces=[args.bind] if bound else None)
+    except (OSError, ValueError) as exc:  # no multicast here: joining by address still works
+        print(f"cardtui host: not listed on the local network ({exc})", file=sys.stderr)
+        return None
+
+
+async def withdraw(lan: asyncio.Task[LanAnnouncement | None]) -> None:
+    """End the LAN listing, however far it got."""
+    if not lan.done():
+        lan.cancel()
+        return
+    announcement = lan.result() if not lan.cancelled() and lan.exception() is None else None
+    if announcement is not None:
+        await announcement.close()
 
 
 def announce(args: argparse.Namespace, room: str, port: int | None, fingerprint: str = "") -> str:

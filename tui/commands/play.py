@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import importlib
 import sys
 
 from engine.errors import IllegalMove, RecordError
@@ -87,8 +88,22 @@ def run_start_screen(ascii_only: bool = False) -> int:
     from tui.app import CardApp
 
     defaults = MatchOptions(ZODIAK.name, ZODIAK.default_players, default_name(), sign_of_today())
-    return _run_app(CardApp(defaults=defaults, ascii_only=ascii_only,
-                            pace=load_settings().speed))
+    app = CardApp(defaults=defaults, ascii_only=ascii_only, pace=load_settings().speed)
+    status = _run_app(app)
+    if app.next_command:
+        return run_command([*app.next_command, *(["--ascii"] if ascii_only else [])])
+    return status
+
+
+def run_command(argv: list[str]) -> int:
+    """Run `cardtui host` or `cardtui join` as chosen on the start screen."""
+    name, rest = argv[0], argv[1:]
+    if name not in ("host", "join"):
+        raise ValueError(f"the start screen cannot hand over to {name!r}")
+    module = importlib.import_module(f"tui.commands.{name}")
+    parser = argparse.ArgumentParser(prog=f"cardtui {name}", description=module.HELP)
+    module.add_arguments(parser)
+    return int(module.run(parser.parse_args(rest)) or 0)
 
 
 def _run_app(app) -> int:

@@ -33,6 +33,8 @@ class StartScreen(Screen[None]):
         Binding("p", "play", "Play"),
         Binding("r", "resume", "Resume saved"),
         Binding("s", "settings", "Settings"),
+        Binding("o", "host", "Host"),
+        Binding("j", "join", "Join"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
     ]
@@ -70,7 +72,9 @@ class StartScreen(Screen[None]):
             with Horizontal(id="start-buttons"):
                 yield Button("Play (p)", variant="primary", id="play")
                 if save_path().exists():
-                    yield Button("Resume saved match (r)", id="resume")
+                    yield Button("Resume (r)", id="resume")
+                yield Button("Host (o)", id="host-button")
+                yield Button("Join (j)", id="join-button")
                 yield Button("Settings (s)", id="settings-button")
             yield Static("", id="start-error")
         yield Footer()
@@ -182,6 +186,31 @@ class StartScreen(Screen[None]):
             self.action_resume()
         elif event.button.id == "settings-button":
             self.action_settings()
+        elif event.button.id == "host-button":
+            self.action_host()
+        elif event.button.id == "join-button":
+            self.action_join()
+
+    def action_host(self) -> None:
+        from tui.screens.netstart import HostSetup
+
+        options = self.options()
+        self.app.push_screen(HostSetup(options.game, options.name.strip(), options.sign),
+                             self._run_command)
+
+    def action_join(self) -> None:
+        from tui.screens.netstart import JoinScreen
+
+        options = self.options()
+        self.app.push_screen(JoinScreen(options.name.strip(), options.sign,
+                                        getattr(self.app, "lan_interfaces", None)),
+                             self._run_command)
+
+    def _run_command(self, command: list[str] | None) -> None:
+        # The network commands own the terminal themselves: this app ends and hands over.
+        if command:
+            self.app.next_command = command  # type: ignore[attr-defined]
+            self.app.exit()
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen

@@ -1,0 +1,177 @@
+"""From the start screen to a networked table: host one, or join one listed on the LAN or typed."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
+
+from engine.games import GAMES
+from netplay.relay.lan import LanBrowser, LanTable
+
+DEFAULT_PORT = 7777
+
+
+class HostSetup(ModalScreen[list[str] | None]):
+    """Choose the game, seats, bots and port of a table to host; answers `cardtui host` arguments."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "host", "Host"),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, game: str, name: str, sign: str) -> None:
+        super().__init__()
+        self.game, self.player_name, self.sign = game, name, sign
+
+    def compose(self) -> ComposeResult:
+        rules = GAMES[self.game]
+        with Vertical(classes="dialog", id="host-setup"):
+            yield Label("Host a table on this machine", classes="dialog-title")
+            with Horizontal(classes="field"):
+                yield Label("Game", classes="field-label")
+                yield Select([(g.title, g.name) for g in GAMES.values()], value=self.game,
+                             allow_blank=False, id="host-game")
+            with Horizontal(classes="field"):
+                yield Label("Seats", classes="field-label")
+                yield Select([(str(n), n) for n in rules.players], value=rules.default_players,
+                             allow_blank=False, id="host-players")
+            with Horizontal(classes="field"):
+                yield Label("Bots", classes="field-label")
+                yield Select([(str(n), n) for n in range(4)], value=0, allow_blank=False,
+                             id="host-bots")
+            with Horizontal(classes="field"):
+                yield Label("Port", classes="field-label")
+                yield Input(str(DEFAULT_PORT), id="host-port", type="integer", max_length=5)
+            with Horizontal(classes="field"):
+                yield Label("List on LAN", classes="field-label")
+                yield Switch(True, id="host-announce")
+            yield Static("", id="host-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Host (ctrl+s)", variant="primary", id="host")
+                yield Button("Cancel (esc)", id="cancel")
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "host-game":
+            rules = GAMES[str(event.value)]
+            seats = self.query_one("#host-players", Select)
+            seats.set_options([(str(n), n) for n in rules.players])
+            seats.value = rules.default_players
+
+    def arguments(self) -> list[str]:
+        """The `cardtui host` command line the choices make; ValueError saying what is wrong."""
+        game = str(self.query_one("#host-game", Select).value)
+        players = int(self.query_one("#host-players", Select).value)  # type: ignore[arg-type]
+        bots = int(self.query_one("#host-bots", Select).value)  # type: ignore[arg-type]
+        if bots >= players:
+            raise ValueError("leave at least your own seat free of bots")
+        port_text = self.query_one("#host-port", Input).value.strip()
+        if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+            raise ValueError("the port is a number from 1 to 65535")
+        args = ["host", "--game", game, "--players", str(players), "--bots", str(bots),
+                "--port", port_text]
+        if self.player_name:
+            args += ["--name", self.player_name]
+        if self.sign and GAMES[game].uses_signs:
+            args += ["--sign", self.sign]
+        if not self.query_one("#host-announce", Switch).value:
+            args.append("--no-announce")
+        return args
+
+    def action_host(self) -> None:
+        try:
+            self.dismiss(self.arguments())
+        except ValueError as exc:
+            self.query_one("#host-error", Static).update(Text(str(exc)))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_host() if event.button.id == "host" else self.action_cancel()
+
+
+class JoinScreen(Screen[list[str] | None]):
+    """Tables announced on the LAN, kept up to date, and a field to type an address instead."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Back"),
+    ]
+
+    def __init__(self, name: str, sign: str, interfaces: list[str] | None = None) -> None:
+        super().__init__()
+        self.player_name, self.sign = name, sign
+        self.interfaces = interfaces
+        self.browser: LanBrowser | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="join"):
+            yield Static("Tables on your local network (enter joins)", id="join-title")
+            yield DataTable(id="lan-tables", cursor_type="row", zebra_stripes=True)
+            yield Static("Looking for tables…", id="lan-status")
+            with Horizontal(classes="field"):
+                yield Label("Or type", classes="field-label")
+                yield Input(placeholder="HOST:PORT, e.g. 192.168.1.20:7777", id="join-address")
+            yield Static("", id="join-error")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        table = self.query_one("#lan-tables", DataTable)
+        table.add_columns("Host", "Game", "Seats", "Address")
+        self.browser = LanBrowser(lambda: self.call_later(self.show_tables), self.interfaces)
+        try:
+            await self.browser.start()
+        except OSError as exc:  # no multicast on this machine: typing an address still works
+            self.browser = None
+            self.query_one("#lan-status", Static).update(
+                Text(f"Cannot look for tables here ({exc}); type the host's address."))
+        self.query_one("#join-address", Input).focus() if self.browser is None else table.focus()
+
+    async def on_unmount(self) -> None:
+        if self.browser is not None:
+            await self.browser.close()
+
+    def show_tables(self) -> None:
+        """Redraw the list of announced tables."""
+        if self.browser is None:
+            return
+        table = self.query_one("#lan-tables", DataTable)
+        table.clear()
+        for key, lan in sorted(self.browser.tables.items()):
+            table.add_row(Text(lan.host or "?"), Text(lan.game.capitalize()), str(lan.players),
+                          lan.target, key=key)
+        count = len(self.browser.tables)
+        self.query_one("#lan-status", Static).update(
+            f"{count} table{'s' if count != 1 else ''} found; still looking…" if count
+            else "Looking for tables…")
+
+    def _join(self, target: str) -> None:
+        args = ["join", target]
+        if self.player_name:
+            args += ["--name", self.player_name]
+        if self.sign:
+            args += ["--sign", self.sign]
+        self.dismiss(args)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if self.browser is None or event.row_key.value is None:
+            return
+        lan: LanTable | None = self.browser.tables.get(event.row_key.value)
+        if lan is not None:
+            self._join(lan.target)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        target = event.value.strip()
+        if not target:
+            self.query_one("#join-error", Static).update("Type the address the host printed.")
+            return
+        self._join(target)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
