@@ -23,6 +23,7 @@ from netplay.fair.commit import LOCAL, TABLE, FairnessError
 from netplay.fair.mental_round import WATCHER, MentalRound, Owner
 
 Where = tuple[int, int]  # (epoch, position)
+MAX_EARLY = 64  # messages a party may send ahead of what this party has applied
 
 
 def played_texts(move: object) -> list[str]:
@@ -56,6 +57,7 @@ class MentalPlay:
     moves: list[tuple[int, Any]] = field(default_factory=list)  # (sender, move) not yet applied
     drawing: list[Where] | None = None  # the positions the first waiting move draws
     reshuffling: bool = False
+    early: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # not applicable yet
 
     def __post_init__(self) -> None:
         self.seat_parties = tuple(self.seat_parties)
@@ -81,13 +83,37 @@ class MentalPlay:
         if msg.get("t") == "move":
             self._take_move(sender, msg)
             return
+        if not self._applicable(msg):
+            # A party that is behind (waiting for a draw's shares) hears of positions or an
+            # epoch it has not dealt or started yet: kept until it has.
+            if len(self.early) >= MAX_EARLY:
+                raise FairnessError(sender, "it sent too many messages ahead of the round")
+            self.early.append((sender, msg))
+            return
+        self._apply_message(sender, msg)
+        self._progress()
+
+    def _applicable(self, msg: dict[str, Any]) -> bool:
+        """Whether `msg` names only epochs and positions this party has reached."""
+        epoch, mental = msg.get("epoch"), self.mental
+        if type(epoch) is not int or mental.joint is None:
+            return True  # the round's own checks refuse what is malformed
+        if msg.get("t") == "mp_shuffle":
+            return epoch <= mental.epoch and bool(mental.decks)
+        positions = msg.get("positions")
+        if msg.get("t") != "mp_shares" or not isinstance(positions, list):
+            return True
+        dealt = len(mental.owners.get(epoch, ()))
+        return not any(type(q) is int and dealt <= q < 64 for q in positions) and (
+            epoch in mental.owners or epoch <= mental.epoch)
+
+    def _apply_message(self, sender: int, msg: dict[str, Any]) -> None:
         self.mental.receive(sender, msg)
         if msg.get("t") == "mp_shares":
             epoch = msg["epoch"]
             mine = [(epoch, q) for q in msg["positions"]]
             if all(self.mental.owners[epoch][q] == sender for _, q in mine):
                 self.offered.setdefault(sender, []).extend(mine)  # the cards it is playing
-        self._progress()
 
     def _take_move(self, sender: int, msg: dict[str, Any]) -> None:
         if msg.get("round") != self.round_no or msg.get("n") != self.moves_seen():
@@ -150,8 +176,24 @@ class MentalPlay:
             self._deal()
         if self.state is None:
             self._build_state()
-        while self.state is not None and self.moves and self._apply_first():
-            pass
+        while True:
+            retried = self._retry_early()
+            if self.state is not None and self.moves and self._apply_first():
+                continue
+            if not retried:
+                break
+
+    def _retry_early(self) -> bool:
+        """Apply the first kept message that applies now; whether one did."""
+        for i, (sender, msg) in enumerate(self.early):
+            if self._applicable(msg):
+                del self.early[i]
+                self._apply_message(sender, msg)
+                self._shuffle_if_my_turn()
+                if self.state is None and self.mental.decks[self.mental.epoch].ready:
+                    self._build_state()
+                return True
+        return False
 
     def _shuffle_if_my_turn(self) -> None:
         msg = self.mental.shuffle_message()

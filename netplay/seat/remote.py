@@ -62,8 +62,8 @@ from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
 from netplay.relay.wire import ProtocolError
 from netplay.relay.wire import field as get_field
 from netplay.seat.checks import ClientChecks
-from netplay.seat.mental import SeatMental
 from netplay.seat.keyfile import SeatIdentity
+from netplay.seat.mental import SeatMental
 from netplay.session.events import (
     Event,
     GameSession,
@@ -552,7 +552,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             break
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
-                or not session.trusted or not session.queue.empty()):
+                or not session.trusted or not session.queue.empty()
+                or (session.mental is not None and session.mental.moves)):
             continue
         position = (session.round_number, len(view.history))
         if position == answered and not isinstance(event, Notice):

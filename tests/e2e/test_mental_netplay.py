@@ -4,26 +4,34 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_netplay import (  # noqa: F401 (procs: the fixture)
+from tests.e2e.test_netplay import (
     Procs,
     assert_same_result,
     free_port,
-    procs,
     results,
     start_bots,
     wait_all,
 )
 
 
+@pytest.fixture
+def processes(tmp_path: Path) -> Iterator[Procs]:
+    started = Procs(tmp_path)
+    yield started
+    started.stop_all()
+
+
 @pytest.mark.parametrize(("game", "players", "bots"), [
     ("zodiak", 2, 0), ("hekata", 2, 0), ("zodiak", 4, 1), ("hekata", 4, 2)])
 def test_people_and_bots_finish_a_match_dealt_by_mental_poker(
-        procs: Procs, game: str, players: int, bots: int) -> None:
+        processes: Procs, game: str, players: int, bots: int) -> None:
     """Every seat and the host end the match with the same result; nobody's check failed."""
-    port = free_port()
+    procs, port = processes, free_port()
     host = procs.start("host", "host", "--headless", "--mental", "--game", game,
                        "--players", str(players), "--bots", str(bots), "--port", str(port),
                        "--bind", "127.0.0.1", "--seed", "11", "--speed", "0",
@@ -34,4 +42,4 @@ def test_people_and_bots_finish_a_match_dealt_by_mental_poker(
     wait_all([host, *seats], timeout=600)
     host_result = json.loads((procs.tmp / "host.json").read_text())
     assert_same_result(results(procs.tmp, [f"r{i}" for i in range(players - bots)]), host_result)
-    assert "mental poker" in procs.log("host")
+    assert "dealing by mental poker" in procs.log("host")
