@@ -58,6 +58,7 @@ class MentalPlay:
     drawing: list[Where] | None = None  # the positions the first waiting move draws
     reshuffling: bool = False
     early: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # not applicable yet
+    unshared: set[Where] = field(default_factory=set)  # drawn by the move that ended the round
 
     def __post_init__(self) -> None:
         self.seat_parties = tuple(self.seat_parties)
@@ -256,6 +257,8 @@ class MentalPlay:
         drawn = self._draw(seat, count, state, share=not ends) if count else []
         if drawn is None:
             return False
+        if ends:
+            self.unshared.update(drawn)
         cards = [self.mental.known.get(w) for w in drawn]
         if self.seat_parties[seat] == self.party and not ends:
             if None in cards:
@@ -300,6 +303,22 @@ class MentalPlay:
                     epoch, [q for e, q in taken if e == epoch]))
         self.drawing = taken
         return taken
+
+    def settled(self) -> bool:
+        """Whether the round is over and every party has sent every share it owes, so that
+        no party still waits for one (the host starts the next round only then)."""
+        mental = self.mental
+        if self.state is None or not self.state.round_over or self.moves or self.early:
+            return False
+        for epoch, owners in mental.owners.items():
+            for q, owner in enumerate(owners):
+                if (epoch, q) in self.unshared:
+                    continue
+                have = set(mental.shares.get((epoch, q), {})) | set(
+                    mental.unchecked.get((epoch, q), {}))
+                if not set(mental.parties) - {owner} <= have:
+                    return False
+        return True
 
     def drain(self) -> list[dict[str, Any]]:
         """The messages this party owes the others, oldest first; the outbox is emptied."""

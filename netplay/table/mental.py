@@ -53,7 +53,7 @@ class HostMental:
             body = dict(msg)
             await self._broadcast(body.pop("t"), **body)
         self.state = play.state
-        if self.state is not None and self.state.round_over and not self.round_scored:
+        if play.settled() and not self.round_scored:
             await self._end_round()
         self._wake.set()
 
