@@ -58,7 +58,8 @@ def summary(*logs: Path) -> dict[str, dict[str, object]]:
 def print_summary(*logs: Path) -> None:
     """The figures so far, one line each."""
     for name, figure in summary(*logs).items():
-        low, high = figure["ci95"]  # type: ignore[misc]
+        interval: tuple[float, float] = figure["ci95"]  # type: ignore[assignment]
+        low, high = interval
         print(f"{name}: expert won {figure['wins']}/{figure['rounds']}"
               f" = {100 * figure['rate']:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%),"  # type: ignore[operator]
               f" no winner {figure['no_winner']}, playouts per move {figure['playouts']}",

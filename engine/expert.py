@@ -321,7 +321,8 @@ def greedy_zodiak_move(state: FastZodiak) -> FastMove:
 def _longest_run(first: int, rest: int, specials: int) -> tuple[tuple[int, ...], int, int]:
     """The longest run from `first` through `rest` (fewest specials among equals), by search."""
     best: tuple[tuple[int, ...], int, int] = ((first,), 1, specials >> first & 1)
-    stack = [((first,), first, rest, specials >> first & 1)]
+    stack: list[tuple[tuple[int, ...], int, int, int]] = [
+        ((first,), first, rest, specials >> first & 1)]
     steps = 0
     while stack and steps < 400:  # long hands branch a lot: the first 400 runs are plenty
         steps += 1

@@ -361,7 +361,7 @@ class FastHekata:
 
     def legal_moves(self) -> list[tuple[int, bool]]:
         """(card, takes its best trick) for each distinct card, as HekataDeal.legal_moves lists."""
-        moves = []
+        moves: list[tuple[int, bool]] = []
         if self.turn < 0:
             return moves
         has_table = any(self.table)

@@ -89,11 +89,11 @@ class ZodiakBelief:
                 pools_made += 1
                 current = pools_made
                 under, pile = pile[:-1], pile[-1:]
-                for card in under:
-                    if card is None:
+                for seen in under:
+                    if seen is None:
                         unknown_top_pool = current
                     else:
-                        pool_of[card] = current
+                        pool_of[seen] = current
                 stock_size = len(under) - (count - before)
                 sources = [old] * before + [current] * (count - before)
             else:
@@ -101,13 +101,13 @@ class ZodiakBelief:
                 sources = [current] * count
             if stock_size < 0 or len(sources) != count:
                 return False
-            for card, pool in zip(effect.drawn, sources):
+            for got, pool in zip(effect.drawn, sources):
                 if seat == me:
-                    if card is None:
+                    if got is None:
                         return False
-                    if pool_of.get(card, 0) != pool and unknown_top_pool == pool:
+                    if pool_of.get(got, 0) != pool and unknown_top_pool == pool:
                         unknown_top_pool = None  # a never-seen card from a reshuffle: the first top
-                    pool_of.pop(card, None)
+                    pool_of.pop(got, None)
                 else:
                     owned[seat][pool] += 1
         if stock_size != len(view.stock) or [x for x in pile if x is not None] != view.pile:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import hekata, zodiak
 from engine.cards import Card
@@ -35,9 +35,30 @@ from netplay.fair import (
     tagged_hash,
 )
 from netplay.fair.mental_play import played_texts
-from netplay.relay.wire import ProtocolError, decode, encode
+from netplay.messages import ProtocolError
+from netplay.messages import decode_map as decode
+from netplay.messages import encode_map as encode
 
 MAX_BODY_BYTES = 60_000
+T = TypeVar("T")
+
+
+def field(msg: dict[str, Any], name: str, kind: type[T], optional: bool = False) -> T:
+    """Return `msg[name]` checked to be of `kind` (None allowed when optional), else ProtocolError."""
+    value = msg.get(name)
+    if value is None:
+        if optional:
+            return None  # type: ignore[return-value]
+        raise ProtocolError("bad_frame", f"'{msg.get('t')}' needs a field '{name}'")
+    # bool is an int subclass; a True where a number belongs is a bug or an attack.
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ProtocolError(
+            "bad_frame",
+            f"field '{name}' of '{msg.get('t')}' must be {kind.__name__}, "
+            f"not {type(value).__name__}",
+        )
+    return value
+
 SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has
 MAX_NAME = 24
 MAX_CHAT = 300

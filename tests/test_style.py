@@ -19,6 +19,13 @@ def test_ruff_is_clean() -> None:
     assert found.returncode == 0, found.stdout + found.stderr
 
 
+def test_types_check() -> None:
+    """DESIGN 'Conventions': types checked, by mypy pinned in pyproject, over its `files`."""
+    found = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"],
+                           capture_output=True, text=True, cwd=ROOT, check=False)
+    assert found.returncode == 0, found.stdout + found.stderr
+
+
 def imported_packages(package: str) -> set[str]:
     """The top-level names every module of `package` imports."""
     names: set[str] = set()
@@ -41,13 +48,14 @@ def test_imports_flow_one_way() -> None:
 # docs/DESIGN.md, "Layout": which netplay sub-package may import which (besides itself and engine).
 NETPLAY_MAY_IMPORT: dict[str, set[str]] = {
     "machine": set(),
-    "relay": {"machine"},
+    "messages": set(),
+    "relay": {"machine", "messages"},
     "fair": {"machine"},
     "session": {"machine"},
     "ssh": {"machine"},
-    "protocol": {"machine", "relay", "fair"},
-    "table": {"machine", "relay", "fair", "protocol", "session"},
-    "seat": {"machine", "relay", "fair", "protocol", "session"},
+    "protocol": {"machine", "relay", "fair", "messages"},
+    "table": {"machine", "relay", "fair", "protocol", "session", "messages"},
+    "seat": {"machine", "relay", "fair", "protocol", "session", "messages"},
 }
 
 

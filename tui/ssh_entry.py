@@ -20,9 +20,10 @@ import aiohttp
 from textual import events
 from textual.binding import Binding, BindingType
 
+from netplay.messages import ProtocolError
 from netplay.protocol import clean_name
 from netplay.relay.client import RelayRefused
-from netplay.relay.wire import ProtocolError, format_room_code
+from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.service import TablesClient
 from tui.app import CardApp

@@ -40,6 +40,8 @@ STATIC_FILES = {
 }
 MAX_MESSAGE_BYTES = 64 * 1024
 REALM = "cardtui"
+_TEXTUAL_SERVE_SETS = ("TEXTUAL_DRIVER", "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM", "TERM_PROGRAM",
+                       "TERM_PROGRAM_VERSION")
 DEFAULT_NAME = "guest"
 
 PAGE = """<!DOCTYPE html>
@@ -80,8 +82,8 @@ class _SessionProgram(AppService):
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         full = super()._build_environment(width, height)
-        textual = {k: v for k, v in full.items()
-                   if k.startswith("TEXTUAL") or k in ("TERM_PROGRAM", "TERM_PROGRAM_VERSION")}
+        # Only what textual-serve itself sets: the server's own TEXTUAL_* settings stay out.
+        textual = {k: v for k, v in full.items() if k in _TEXTUAL_SERVE_SETS}
         return {**self._environment, **textual, "COLUMNS": str(width), "ROWS": str(height)}
 
 

@@ -8,19 +8,34 @@ import errno
 import logging
 import os
 import ssl
-from typing import Any, Self
+from typing import Self
 
 import aiohttp
 from yarl import URL
 
+from netplay.messages import (
+    MAX_RELAY_BODY,
+    RELAY_EVENTS,
+    Admit,
+    Enter,
+    Entered,
+    Open,
+    Opened,
+    Ping,
+    ProtocolError,
+    Refused,
+    RelayEvent,
+    Send,
+    decode,
+    encode,
+)
 from netplay.relay.guard import TokenBucket
-from netplay.relay.wire import PROTOCOL_VERSION, ProtocolError, decode, encode
 
 log = logging.getLogger("cardtui.relay.client")
 
 DEFAULT_PORT = 7777
 # The relay forwards bodies up to its frame limit plus a small envelope; accept generously.
-CLIENT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+CLIENT_MAX_MESSAGE_BYTES = MAX_RELAY_BODY + 1024
 CONNECT_SECONDS = 15.0
 # An honest client stays well inside the relay's allowance, so that a few messages bunched
 # up on the way (a busy network, a paused process) still arrive inside its burst.
@@ -82,19 +97,18 @@ class RelayConnection:
         session: aiohttp.ClientSession,
         ws: aiohttp.ClientWebSocketResponse,
         url: str,
-        answer: dict[str, Any],
+        answer: Opened | Entered,
         owns_session: bool,
     ) -> None:
         self._session = session
         self._ws = ws
         self._owns_session = owns_session
         self.url = url
-        self.room: str = answer["room"]
-        self.conn: int = answer["conn"]
-        self.host_secret: bytes | None = answer.get("host_secret")
-        rate, burst = answer.get("rate"), answer.get("burst")
-        if not (isinstance(rate, int | float) and isinstance(burst, int | float)
-                and rate > 0 and burst >= 1):
+        self.room: str = answer.room
+        self.conn: int = answer.conn
+        self.host_secret: bytes | None = answer.host_secret if isinstance(answer, Opened) else None
+        rate, burst = answer.rate, answer.burst
+        if rate is None or burst is None or not (rate > 0 and burst >= 1):
             rate, burst = DEFAULT_RATE, DEFAULT_BURST
         self._rate = float(rate)
         self._pace = TokenBucket(rate * PACE_RATE_SHARE, max(1.0, burst * PACE_BURST_SHARE),
@@ -113,11 +127,8 @@ class RelayConnection:
         tls: ssl.SSLContext | None = None,
     ) -> RelayConnection:
         """Open a new room as its host, or reclaim `room` with its `host_secret`."""
-        hello: dict[str, Any] = {"t": "open", "v": PROTOCOL_VERSION}
-        if room is not None:
-            hello["room"] = room
-            hello["host_secret"] = host_secret
-        return await cls._connect(url, hello, "opened", session, tls)
+        hello = Open(room=room, host_secret=host_secret if room is not None else None)
+        return await cls._connect(url, hello, Opened, session, tls)
 
     @classmethod
     async def enter(
@@ -125,15 +136,14 @@ class RelayConnection:
         tls: ssl.SSLContext | None = None,
     ) -> RelayConnection:
         """Enter the room with `code` as a seat (None: the relay's only room, in host mode)."""
-        hello = {"t": "enter", "v": PROTOCOL_VERSION, "room": code}
-        return await cls._connect(url, hello, "entered", session, tls)
+        return await cls._connect(url, Enter(room=code), Entered, session, tls)
 
     @classmethod
     async def _connect(
         cls,
         url: str,
-        hello: dict[str, Any],
-        expected: str,
+        hello: Open | Enter,
+        expected: type[Opened | Entered],
         session: aiohttp.ClientSession | None,
         tls: ssl.SSLContext | None,
     ) -> RelayConnection:
@@ -159,10 +169,10 @@ class RelayConnection:
                                        f"{exc.message})") from None
             except (aiohttp.ClientError, OSError) as exc:
                 raise RelayUnreachable(f"cannot reach {target}: {describe(exc)}") from None
-            if answer["t"] == "error":
-                raise RelayRefused(str(answer.get("code")), str(answer.get("message")))
-            if answer["t"] != expected:
-                raise ProtocolError("bad_frame", f"expected '{expected}', got '{answer['t']}'")
+            if isinstance(answer, Refused):
+                raise RelayRefused(answer.code, answer.message)
+            if not isinstance(answer, expected):
+                raise ProtocolError("bad_frame", f"expected '{expected.t}', got '{answer.t}'")
             return cls(session, ws, url, answer, owns_session)
         except BaseException:
             if ws is not None:
@@ -188,15 +198,15 @@ class RelayConnection:
 
     async def send(self, body: bytes, to: int | None = None) -> None:
         """Send an opaque body: a seat always reaches the host; the host one conn or all (None)."""
-        await self._write(encode({"t": "send", "to": to, "body": body}))
+        await self._write(encode(Send(body=body, to=to)))
 
     async def ping(self) -> None:
         """Ask the relay for a pong (it arrives through recv)."""
-        await self._write(encode({"t": "ping"}))
+        await self._write(encode(Ping()))
 
     async def admit(self, conn: int, watch: bool = False) -> None:
         """As the host: vouch for `conn` as a seat (or a watcher), so the relay keeps it."""
-        await self._write(encode({"t": "admit", "conn": conn, "watch": watch}))
+        await self._write(encode(Admit(conn=conn, watch=watch or None)))
 
     async def _write(self, data: bytes, attempt: int = 0) -> None:
         # Paced under the relay's rate, so that an honest client is never refused for speed.
@@ -207,7 +217,7 @@ class RelayConnection:
         self._sent += 1
         await self._ws.send_bytes(data)
 
-    async def recv(self) -> dict[str, Any]:
+    async def recv(self) -> RelayEvent:
         """The next message from the relay (frame, arrived, departed, host_away, error, ...).
 
         A message the relay refused as `rate_limited` is sent again (paced) rather than
@@ -215,9 +225,9 @@ class RelayConnection:
         """
         while True:
             msg = await _receive(self._ws)
-            if msg.get("t") != "error" or msg.get("code") != "rate_limited":
+            if not isinstance(msg, Refused) or msg.code != "rate_limited":
                 return msg
-            refused = next((kept for kept in self._kept if kept[0] == msg.get("seq")), None)
+            refused = next((kept for kept in self._kept if kept[0] == msg.seq), None)
             if refused is None or refused[2] >= RESEND_LIMIT:
                 return msg
             log.info("the relay refused message %s for speed; sending it again", refused[0])
@@ -230,7 +240,7 @@ class RelayConnection:
     def __aiter__(self) -> RelayConnection:
         return self
 
-    async def __anext__(self) -> dict[str, Any]:
+    async def __anext__(self) -> RelayEvent:
         try:
             return await self.recv()
         except RelayClosed:
@@ -266,10 +276,10 @@ def describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def _receive(ws: aiohttp.ClientWebSocketResponse) -> dict[str, Any]:
+async def _receive(ws: aiohttp.ClientWebSocketResponse) -> RelayEvent:
     msg = await ws.receive()
     if msg.type is aiohttp.WSMsgType.BINARY:
-        return decode(msg.data, CLIENT_MAX_MESSAGE_BYTES)
+        return decode(msg.data, RELAY_EVENTS, CLIENT_MAX_MESSAGE_BYTES)
     if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED):
         raise RelayClosed(ws.close_code, str(msg.extra or ""))
     if msg.type is aiohttp.WSMsgType.ERROR:

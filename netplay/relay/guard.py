@@ -70,6 +70,7 @@ class AddressBook:
     read_burst: int
     max_connections_total: int
     exempt: frozenset[str] = frozenset()
+    addresses_kept: int = 10_000
     addresses: dict[str, Address] = field(default_factory=dict)
     total: int = 0
     refused: int = 0
@@ -88,6 +89,7 @@ class AddressBook:
             return None
         entry = self.addresses.get(address)
         if entry is None:
+            self._forget_idle()
             entry = self.addresses[address] = Address(
                 0,
                 TokenBucket(self.connections_per_second, self.connection_burst, stamp=now),
@@ -102,6 +104,23 @@ class AddressBook:
         entry.connections += 1
         self.total += 1
         return None
+
+    def _forget_idle(self, scan: int = 16) -> None:
+        """Past addresses_kept, forget the oldest addresses that hold nothing now.
+
+        An address that left before its connection budget refilled would otherwise stay for
+        ever: one entry per address that ever connected, without end. Forgetting one early
+        only gives it a fresh connection budget. Addresses in use go to the back; the scan is
+        bounded, so a relay whose kept addresses are all in use grows only with its
+        connections (which max_connections_total bounds).
+        """
+        for _ in range(min(scan, len(self.addresses))):
+            if len(self.addresses) < self.addresses_kept:
+                return
+            address = next(iter(self.addresses))
+            entry = self.addresses.pop(address)
+            if entry.connections > 0 or entry.rooms > 0:
+                self.addresses[address] = entry
 
     def disconnect(self, address: str, now: float) -> None:
         """A counted connection closed."""

@@ -7,21 +7,34 @@ import hmac
 import resource
 import secrets
 import ssl
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
-from netplay.relay.wire import (
+from netplay.messages import (
+    RELAY_REQUESTS,
+    Admit,
+    Arrived,
+    Departed,
+    Enter,
+    Entered,
+    HostAway,
+    HostBack,
+    Open,
+    Opened,
+    Ping,
+    Pong,
     ProtocolError,
-    check_version,
+    Refused,
+    Send,
     decode,
     encode,
-    field,
-    new_room_code,
-    parse_room_code,
+    encode_frame,
 )
+from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
+from netplay.relay.wire import new_room_code, parse_room_code
 
 HOST_CONN = 0
 
@@ -33,9 +46,9 @@ CLOSE_ABUSE = WSCloseCode.POLICY_VIOLATION  # 1008
 CLOSE_VERSION = WSCloseCode.PROTOCOL_ERROR  # 1002
 CLOSE_GONE = WSCloseCode.GOING_AWAY  # 1001
 
-_PONG = encode({"t": "pong"})
-_HOST_AWAY = encode({"t": "host_away"})
-_HOST_BACK = encode({"t": "host_back"})
+_PONG = encode(Pong())
+_HOST_AWAY = encode(HostAway())
+_HOST_BACK = encode(HostBack())
 
 
 @dataclass(frozen=True)
@@ -69,6 +82,7 @@ class RelayLimits:
     upgrade_timeout_seconds: float = 5.0  # TCP accept until the WebSocket upgrade is done
     max_connections: int = 0  # 0: what the descriptor limit leaves, minus a reserve
     exempt_addresses: frozenset[str] = frozenset()  # a server's own components, on loopback
+    addresses_kept: int = 10_000  # idle addresses remembered (their connection rate) at most
     log_interval_seconds: float = 10.0
 
     @property
@@ -169,6 +183,7 @@ class Relay:
             read_burst=limits.read_burst_per_address,
             max_connections_total=limits.max_connections or descriptor_budget(),
             exempt=limits.exempt_addresses,
+            addresses_kept=limits.addresses_kept,
         )
         self.guard = ConnectionGuard(self.book, limits.upgrade_timeout_seconds)
 
@@ -215,8 +230,8 @@ class Relay:
     async def reject(self, conn: Conn, err: ProtocolError) -> None:
         """Answer a refused message with an error; close the connection on a version or abuse."""
         self.stats.rejected += 1
-        await self.write(conn, encode({"t": "error", "code": err.code, "message": err.message,
-                                       "seq": conn.received - 1}))
+        await self.write(conn, encode(Refused(code=err.code, message=err.message[:1000],
+                                              seq=conn.received - 1)))
         if err.code == "version":
             await conn.ws.close(code=CLOSE_VERSION, message=b"protocol version mismatch")
             return
@@ -248,7 +263,7 @@ class Relay:
                         seat.admit_timer = None
                     await self.write(seat, _HOST_AWAY)
         elif room.seats.pop(conn.conn, None) is conn and room.host is not None:
-            await self.write(room.host, encode({"t": "departed", "conn": conn.conn}))
+            await self.write(room.host, encode(Departed(conn=conn.conn)))
 
     # -- the messages --------------------------------------------------------------------
 
@@ -265,32 +280,29 @@ class Relay:
                 "rate_limited", f"more than {limits.messages_per_second:g} messages a second"
             )
         conn.tokens = tokens - 1.0
-        msg = decode(data, limits.max_frame_bytes)
-        kind = msg["t"]
-        if kind == "send":
+        try:
+            msg = decode(data, RELAY_REQUESTS, limits.max_frame_bytes)
+        except ProtocolError as err:
+            if err.code == "version" and conn.room is not None:  # a second hello: not a mismatch
+                raise ProtocolError("not_allowed", "this connection is already in a room") from None
+            raise
+        if isinstance(msg, Send):
             await self.on_send(conn, msg, now)
-        elif kind == "ping":
+        elif isinstance(msg, Ping):
             await self.write(conn, _PONG)
-        elif kind == "open":
+        elif isinstance(msg, Open):
             await self.on_open(conn, msg, now)
-        elif kind == "enter":
+        elif isinstance(msg, Enter):
             await self.on_enter(conn, msg, now)
-        elif kind == "admit":
-            self.on_admit(conn, msg)
         else:
-            raise ProtocolError("unknown_type", f"no message type {kind[:40]!r}")
+            self.on_admit(conn, msg)
 
-    async def on_send(self, conn: Conn, msg: dict[str, Any], now: float) -> None:
+    async def on_send(self, conn: Conn, msg: Send, now: float) -> None:
         """Stamp a body with its sender's conn and deliver it to the addressed conns."""
         room = conn.room
         if room is None:
             raise ProtocolError("not_allowed", "open or enter a room before sending")
-        body = msg.get("body")
-        if type(body) is not bytes:
-            field(msg, "body", bytes)  # raises the precise error
-        to = msg.get("to")
-        if to is not None and (type(to) is not int):
-            field(msg, "to", int, optional=True)
+        to = msg.to
         room.last_active = now
         if conn.conn == HOST_CONN:
             if to is None:
@@ -307,17 +319,16 @@ class Relay:
                 raise ProtocolError("host_away", "the host is away; the frame was dropped")
             targets = [room.host]
         self.stats.frames_in += 1
-        frame = encode({"t": "frame", "from": conn.conn, "body": body})
+        frame = encode_frame(conn.conn, msg.body)
         for target in targets:
             await self.write(target, frame)
         self.stats.frames_out += len(targets)
 
-    async def on_open(self, conn: Conn, msg: dict[str, Any], now: float) -> None:
+    async def on_open(self, conn: Conn, msg: Open, now: float) -> None:
         """Open a new room with this conn as its host, or reclaim one with its host secret."""
         if conn.room is not None:
             raise ProtocolError("not_allowed", "this connection is already in a room")
-        check_version(msg)
-        code_text = field(msg, "room", str, optional=True)
+        code_text = msg.room
         if code_text is None:
             if len(self.rooms) >= self.max_rooms:
                 raise ProtocolError("too_many_rooms", "this relay is full; try again later")
@@ -330,7 +341,9 @@ class Relay:
             self.rooms[room.code] = room
             self.stats.rooms_opened += 1
         else:
-            secret = field(msg, "host_secret", bytes)
+            secret = msg.host_secret
+            if secret is None:
+                raise ProtocolError("bad_frame", "'open' with a 'room' needs a field 'host_secret'")
             room = self.find_room(code_text)
             if not hmac.compare_digest(secret, room.host_secret):
                 raise ProtocolError("not_allowed", "wrong host secret for this room")
@@ -347,9 +360,9 @@ class Relay:
         room.host = conn
         room.last_active = now
         factor = self.limits.host_rate_factor
-        answer = {"t": "opened", "room": room.code, "conn": HOST_CONN, "host_secret": room.host_secret,
-                  "rate": self.limits.messages_per_second * factor,
-                  "burst": self.limits.burst * factor}
+        answer = Opened(room=room.code, conn=HOST_CONN, host_secret=room.host_secret,
+                        rate=self.limits.messages_per_second * factor,
+                        burst=self.limits.burst * factor)
         await self.write(conn, encode(answer))
         if code_text is not None:
             for seat in list(room.seats.values()):
@@ -357,12 +370,11 @@ class Relay:
                     self.arm_admit_timer(seat)
                 await self.write(seat, _HOST_BACK)
 
-    async def on_enter(self, conn: Conn, msg: dict[str, Any], now: float) -> None:
+    async def on_enter(self, conn: Conn, msg: Enter, now: float) -> None:
         """Seat this conn in a room under a fresh conn number and tell the host."""
         if conn.room is not None:
             raise ProtocolError("not_allowed", "this connection is already in a room")
-        check_version(msg)
-        code_text = field(msg, "room", str, optional=True)
+        code_text = msg.room
         if code_text is not None:
             room = self.find_room(code_text)
         elif self.single_room and len(self.rooms) == 1:
@@ -382,22 +394,22 @@ class Relay:
         conn.room, conn.conn, conn.role = room, number, PENDING
         room.seats[number] = conn
         room.last_active = now
-        await self.write(conn, encode({"t": "entered", "room": room.code, "conn": number,
-                                       "rate": limits.messages_per_second,
-                                       "burst": limits.burst}))
+        await self.write(conn, encode(Entered(room=room.code, conn=number,
+                                              rate=limits.messages_per_second,
+                                              burst=limits.burst)))
         if room.host is None:
             await self.write(conn, _HOST_AWAY)
         else:
             self.arm_admit_timer(conn)
-            await self.write(room.host, encode({"t": "arrived", "conn": number}))
+            await self.write(room.host, encode(Arrived(conn=number)))
 
-    def on_admit(self, conn: Conn, msg: dict[str, Any]) -> None:
+    def on_admit(self, conn: Conn, msg: Admit) -> None:
         """The host vouches for a conn: a seat, or (with `watch`) a watcher; no answer."""
         room = conn.room
         if room is None or room.host is not conn:
             raise ProtocolError("not_allowed", "only a room's host admits its conns")
-        number = field(msg, "conn", int)
-        watch = msg.get("watch") is True
+        number = msg.conn
+        watch = msg.watch is True
         target = room.seats.get(number)
         if target is None:
             raise ProtocolError("no_such_conn", f"conn {number} is not in the room")
@@ -551,7 +563,7 @@ async def _close_all_sockets(app: web.Application) -> None:
     )
 
 
-async def _room_sweeper(app: web.Application):  # type: ignore[no-untyped-def]
+async def _room_sweeper(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.ensure_future(app[RELAY_KEY].sweep_idle_rooms())
     yield
     task.cancel()

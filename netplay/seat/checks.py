@@ -26,6 +26,7 @@ from netplay.fair import (
     open_card,
     verify_message,
 )
+from netplay.messages import ProtocolError
 from netplay.protocol import (
     HOST_SENDER,
     ChainHead,
@@ -41,8 +42,7 @@ from netplay.protocol import (
     read_number,
     read_numbers,
 )
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
+from netplay.protocol import field as get_field
 from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
 
 

@@ -17,9 +17,9 @@ from netplay.fair import FairnessError
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
+from netplay.messages import ProtocolError
+from netplay.protocol import field as get_field
 from netplay.protocol import inner, pack, read_numbers
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})

@@ -42,6 +42,7 @@ from netplay.fair import (
 )
 from netplay.fair.fingerprint import host_matches, table_fingerprint
 from netplay.fair.mental_play import MentalPlay
+from netplay.messages import Frame, HostAway, HostBack, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     MAX_TABLE_ID,
     ChainHead,
@@ -58,9 +59,8 @@ from netplay.protocol import (
     read_numbers,
     unpack,
 )
+from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
 from netplay.seat.checks import ClientChecks
 from netplay.seat.keyfile import SeatIdentity
 from netplay.seat.mental import SeatMental
@@ -233,11 +233,10 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
             self.emit(Notice(f"{why}; trying again in {delay:g} s", "warning"))
         return False
 
-    async def _on_relay(self, msg: dict[str, Any]) -> None:
-        kind = msg.get("t")
-        if kind == "frame":
+    async def _on_relay(self, msg: RelayEvent) -> None:
+        if isinstance(msg, Frame):
             try:
-                self._on_game_message(unpack(msg.get("body")))
+                self._on_game_message(unpack(msg.body))
             except ProtocolError as exc:
                 self.emit(Notice(f"the host sent a bad message: {exc.message}", "error"))
             except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
@@ -251,13 +250,13 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
             if self._rejoin:
                 self._rejoin = False
                 await self._send_join()
-        elif kind == "host_away":
+        elif isinstance(msg, HostAway):
             self.emit(Notice("the host is away; waiting for it to come back", "warning"))
-        elif kind == "host_back":
+        elif isinstance(msg, HostBack):
             self.emit(Notice("the host is back"))
             await self._send_join()
-        elif kind == "error":
-            self.emit(Notice(f"relay: {msg.get('message')}", "error"))
+        elif isinstance(msg, Refused):
+            self.emit(Notice(f"relay: {msg.message}", "error"))
 
     def _on_game_message(self, msg: dict[str, Any]) -> None:
         handler = {"welcome": self._on_welcome, "resync": self._on_resync,

@@ -57,6 +57,7 @@ class LoginThrottle:
     def __init__(self, limits: ThrottleLimits = ThrottleLimits()) -> None:
         self.limits = limits
         self._failures: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._next_turn: OrderedDict[str, float] = OrderedDict()  # address: when its next may go
 
     def failures(self, address: str) -> int:
         """Return how many logins from address failed recently."""
@@ -73,11 +74,23 @@ class LoginThrottle:
             return 0.0
         return min(self.limits.max_delay, self.limits.first_delay * 2 ** min(over, 16))
 
-    async def wait_turn(self, address: str) -> None:
-        """Sleep for the delay address has earned."""
+    async def wait_turn(self, address: str) -> float:
+        """Sleep for the delay address has earned, after its attempts already waiting; the wait.
+
+        Attempts from one address take turns: each waits `delay` after the one before it, so
+        parallel connections (or browser requests) guess no faster than one.
+        """
         delay = self.delay(address)
-        if delay > 0:
-            await asyncio.sleep(delay)
+        if delay <= 0:
+            return 0.0
+        now = time.monotonic()
+        turn = max(now, self._next_turn.get(address, now)) + delay
+        self._next_turn[address] = turn
+        self._next_turn.move_to_end(address)
+        while len(self._next_turn) > self.limits.addresses_kept:
+            self._next_turn.popitem(last=False)
+        await asyncio.sleep(turn - now)
+        return turn - now
 
     def failed(self, address: str) -> int:
         """Count a failed login from address and return its recent failures."""

@@ -24,6 +24,7 @@ from netplay.fair import (
     seed_commitment,
     verify_message,
 )
+from netplay.messages import ProtocolError
 from netplay.protocol import (
     HOST_SENDER,
     ChainHead,
@@ -33,8 +34,7 @@ from netplay.protocol import (
     pack,
     played_cards,
 )
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
+from netplay.protocol import field as get_field
 from netplay.table.inbound import MAX_SHUFFLE_PAYLOAD, MAX_SIGNED_PAYLOAD, check_signed_payload
 from netplay.table.mental import MENTAL_KINDS
 

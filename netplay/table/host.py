@@ -43,6 +43,7 @@ from netplay.fair import (
     SignedMessage,
 )
 from netplay.fair.mental_play import MentalPlay
+from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     ChainHead,
     canonical_deck,
@@ -55,10 +56,10 @@ from netplay.protocol import (
     wire_number,
     wire_numbers,
 )
+from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.guard import TokenBucket
-from netplay.relay.wire import ProtocolError, format_room_code
-from netplay.relay.wire import field as get_field
+from netplay.relay.wire import format_room_code
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import Epoch, HostDealing
@@ -115,6 +116,8 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
     spectators: set[int] = field(default_factory=set)
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
+    lobbies: dict[int, int] = field(default_factory=dict)  # chain number: lobbies sent in it
+    others_chat: dict[int, int] = field(default_factory=dict)  # chain: lines from non-seats
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
                                                                           RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -168,7 +171,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             await self._on_relay(msg)
             # After the end, seats that rejoin (a challenge, then a resync) still hear it;
             # the linger in `serve` bounds the wait.
-            if self.finished and msg.get("t") == "departed" and all(
+            if self.finished and isinstance(msg, Departed) and all(
                     s.conn is None for s in self.seats if s.bot is None):
                 break
 
@@ -186,16 +189,13 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         async with self._game_lock:
             await action()
 
-    async def _on_relay(self, msg: dict[str, Any]) -> None:
-        kind = msg.get("t")
-        if kind == "frame":
-            conn = msg.get("from")
-            if type(conn) is int:
-                await self._on_frame(conn, msg.get("body"))
-        elif kind == "departed":
-            self._departed(msg.get("conn"))
-        elif kind == "error":
-            self.on_event(f"relay error: {msg.get('code')}: {msg.get('message')}")
+    async def _on_relay(self, msg: RelayEvent) -> None:
+        if isinstance(msg, Frame):
+            await self._on_frame(msg.sender, msg.body)
+        elif isinstance(msg, Departed):
+            self._departed(msg.conn)
+        elif isinstance(msg, Refused):
+            self.on_event(f"relay error: {msg.code}: {msg.message}")
 
     async def _on_frame(self, conn: int, body: Any) -> None:
         try:
@@ -245,7 +245,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         dealer = random.Random(self.seed).randrange(self.config.players)
         self.match = Match(self.config.game, self.config.players, signs, dealer=dealer)
         self.on_event("match started")
-        await self._send_lobby()
+        await self._send_lobby(force=True)
         self._spawn(self._locked(self._deal))
 
     async def _deal(self) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from netplay.relay.wire import ProtocolError
+from netplay.messages import ProtocolError
 
 MAX_SIGNED_PAYLOAD = 4096  # a seat's move or nonce: a long Zodiak run's openings fit thrice
 MAX_SHUFFLE_PAYLOAD = 10_400  # a 52-card mp_shuffle (deck and proof: 10,144 bytes), or the

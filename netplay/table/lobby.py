@@ -16,13 +16,16 @@ from engine.bots import BOT_KINDS
 from engine.games import game_named
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
+from netplay.messages import ProtocolError
 from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
-from netplay.relay.wire import ProtocolError
-from netplay.relay.wire import field as get_field
+from netplay.protocol import field as get_field
 from netplay.session.events import SeatInfo
 from netplay.table.dealing import MAX_CHAIN
 
 log = logging.getLogger("cardtui.host")
+
+MAX_LOBBIES = 200  # per chain: an honest table sends a few dozen; every one is kept and saved
+MAX_OTHERS_CHAT = 200  # chat lines per chain from all who hold no seat, together
 
 
 @dataclass
@@ -99,8 +102,7 @@ class HostLobby:
             self.spectators.add(conn)
             welcome = pack("welcome", seat=None, token=None, **self._table_facts())
             await self._resync(conn, [welcome], msg.get("c"), msg.get("n"))
-            await self._send_lobby()
-            return
+            return  # no lobby to all: a watcher coming and going would grow the chain for ever
         seat = self.seats[index]
         seat.conn, seat.away_since = conn, None
         self.spectators.discard(conn)  # a watcher that checked the host's key, then sat down
@@ -147,13 +149,11 @@ class HostLobby:
         token = get_field(msg, "token", bytes, optional=True)
         index = self._seat_for_token(token.hex()) if token else None
         if index is not None:
-            seat = self.seats[index]
-            if seat.ident != ident:
-                if self.started:
-                    raise ProtocolError("not_allowed", "this seat signs with another key: join"
-                                        " with the seat file it was taken with")
-                seat.ident = ident
-                self._forget_commits(index)
+            if self.seats[index].ident != ident:
+                # Even in the lobby: a token seen on plain ws:// plus the thief's own key must
+                # not unseat the player who holds the seat.
+                raise ProtocolError("not_allowed", "this seat signs with another key: join"
+                                    " with the seat file it was taken with")
             return index
         if msg.get("watch") or self.started:
             return None
@@ -193,6 +193,7 @@ class HostLobby:
         self.spectators.discard(conn)
         self.challenges.pop(conn, None)
         self.budgets.pop(conn, None)
+        self.strikes.pop(conn, None)  # a conn that left has nothing more to be refused
         index = self.seat_of(conn) if type(conn) is int else None
         if index is None:
             return
@@ -206,7 +207,12 @@ class HostLobby:
         self._wake.set()
         self._nonce_wake.set()  # the first deal need not wait for its commitment any more
 
-    async def _send_lobby(self) -> None:
+    async def _send_lobby(self, force: bool = False) -> None:
+        # Seats taken and left again and again would otherwise grow the chain without bound.
+        sent = self.lobbies.get(self.round_number, 0)
+        if sent >= MAX_LOBBIES and not force:
+            return
+        self.lobbies = {self.round_number: sent + 1}
         seats = [{**asdict(s.info()), "seat": i, "id": bytes.fromhex(s.ident) if s.ident else None}
                  for i, s in enumerate(self.seats)]
         await self._broadcast("lobby", seats=seats, started=self.started,
@@ -217,6 +223,13 @@ class HostLobby:
         if len(self.log) >= MAX_CHAIN:
             raise ProtocolError("not_allowed", "enough chat for this round")
         index = self.seat_of(conn)
+        if index is None:
+            # Watchers and strangers come and go with fresh budgets: they share a small quota,
+            # so they can neither fill the chain the seats chat in nor make it costly to save.
+            said = self.others_chat.get(self.round_number, 0)
+            if said >= MAX_OTHERS_CHAT:
+                raise ProtocolError("not_allowed", "enough chat from watchers for this round")
+            self.others_chat = {self.round_number: said + 1}
         name = self.seats[index].name if index is not None else f"watcher {conn}"
         text = "".join(ch for ch in text if ch.isprintable())
         await self._broadcast("chat", seat=index, name=name, text=text)

@@ -16,7 +16,7 @@ from netplay.fair import FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
-from netplay.relay.wire import ProtocolError
+from netplay.messages import ProtocolError
 
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
 

@@ -27,8 +27,9 @@ import aiohttp
 from aiohttp import web
 
 from engine.games import GAMES
+from netplay.messages import ProtocolError
 from netplay.relay.client import RelayConnection
-from netplay.relay.wire import ProtocolError, format_room_code, parse_room_code
+from netplay.relay.wire import format_room_code, parse_room_code
 from netplay.table.opened import OPENED_ADDRESS
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from typing import Any
 
 import aiohttp
 
+from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayConnection, RelayRefused
-from netplay.relay.wire import encode
 
 
 def report(key: str, value: object) -> None:

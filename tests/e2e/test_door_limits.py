@@ -247,3 +247,25 @@ async def test_refusals_do_not_show_the_address_the_door_listens_on(
         status, _, err = await ssh_run([*ssh_argv(port, "-T"), *command])
         assert status == 1 and "ssh -t" in err
         assert "127.0.0.1" not in err and str(port) not in err
+
+
+async def test_connections_not_logged_in_are_capped_in_total(ssh_door: SSHDoorMaker) -> None:
+    door, port = await ssh_door(limits=DoorLimits(startups_per_address=5, max_startups=7))
+    loop = asyncio.get_running_loop()
+    silent: list[socket.socket] = []
+    try:
+        for source in ("127.0.0.2", "127.0.0.3", "127.0.0.4"):
+            for _ in range(4):
+                sock = socket.socket()
+                sock.setblocking(False)
+                sock.bind((source, 0))
+                await loop.sock_connect(sock, ("127.0.0.1", port))
+                silent.append(sock)
+        ended = [asyncio.create_task(read_to_end(sock)) for sock in silent]
+        await ssh_eventually(lambda: sum(task.done() for task in ended) == 5, "five dropped")
+        assert door.startup_count == 7
+        for task in ended:
+            task.cancel()
+    finally:
+        for sock in silent:
+            sock.close()

@@ -250,10 +250,15 @@ async def test_two_ssh_players_play_each_other(serve: ServerMaker,
     while moved != {"alice", "bob"}:
         name = await eventually(lambda: _whose_turn(at_table), "someone's turn")
         other = at_table["bob" if name == "alice" else "alice"]
-        before = (await other.screen()).count(f"{name} draws")
-        await at_table[name].type("d")
-        await eventually(lambda o=other, n=name, b=before: _count_grew(o, f"{n} draws", b),
-                         f"the other player to see {name} draw")
+        mover = at_table[name]
+        before = [(await player.screen()).count(f"{name} draws") for player in (mover, other)]
+        await mover.type("d")
+        # Both screens show the draw before the next turn is looked for: a screen that still
+        # says "Your turn" from before would send the next "d" out of turn.
+        for player, count, who in zip((mover, other), before, ("the mover", "the other player"),
+                                      strict=True):
+            await eventually(lambda p=player, n=name, c=count: _count_grew(p, f"{n} draws", c),
+                             f"{who} to see {name} draw")
         moved.add(str(name))
     await carol.see(r"alice draws(.*\n)*.*bob draws|bob draws(.*\n)*.*alice draws")
 

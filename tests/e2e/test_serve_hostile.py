@@ -187,6 +187,12 @@ async def test_the_browser_door_asks_the_password_limits_sessions_and_caps_the_s
             redrawn = await _read_until(terminal, "\x1b[200;")  # 300 rows asked, 200 given
             rows = [int(row) for row in re.findall(r"\x1b\[(\d+);\d+H", redrawn)]
             assert max(rows) <= 200
+            for pid in descendants(server.process.pid):  # the warm process and this tab's app
+                environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+                names = {entry.split(b"=", 1)[0].decode() for entry in environ if entry}
+                assert names <= {"PATH", "PYTHONPATH", "LANG", "LC_ALL", "COLUMNS", "ROWS",
+                                 "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "TEXTUAL_DRIVER",
+                                 "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM", "PWD"}, names
             # One session per address: a second tab is refused while this one is open.
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await http.ws_connect(ws, headers=_basic("ann", "open sesame"))
@@ -354,14 +360,16 @@ async def _read_to_end(sock: socket.socket) -> None:
 
 async def test_idle_browser_and_ssh_sessions_are_closed(serve: ServerMaker,
                                                         players: Callable[[], Player]) -> None:
-    server = await serve("--idle-minutes", "0.03")  # about two seconds
+    server = await serve("--idle-minutes", "0.1")  # six seconds
     alice = players()
     await alice.login(server, "alice")
     await alice.see("closed after 1 min without input")  # the SSH door rounds to minutes
     await alice.see("EXIT=1")
     async with aiohttp.ClientSession() as http, http.ws_connect(
             f"ws://127.0.0.1:{server.web_port}/ws?width=80&height=24") as terminal:
-        await _read_until(terminal, f"{SERVER_LOGIN} guest")
-        while (await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)).type not in (
-                aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
-            pass
+        while True:
+            message = await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)
+            if message.type is aiohttp.WSMsgType.CLOSE:
+                assert message.extra == "closed after a while without input"
+                break
+            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message

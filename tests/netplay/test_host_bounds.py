@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from engine import hekata
 from engine.records import Record
 from netplay.fair import Identity, genesis_hash, sign_message
+from netplay.messages import ProtocolError
+from netplay.messages import decode_map as decode
 from netplay.protocol import (
     MAX_BODY_BYTES,
     chain_room,
@@ -23,7 +25,6 @@ from netplay.protocol import (
     wire_number,
     wire_numbers,
 )
-from netplay.relay.wire import ProtocolError, decode
 from netplay.table.inbound import (
     FIELDS,
     MAX_SIGNED_PAYLOAD,

@@ -8,9 +8,21 @@ from typing import Any
 import aiohttp
 import pytest
 
+from netplay.messages import (
+    PROTOCOL_VERSION,
+    Arrived,
+    Departed,
+    Frame,
+    HostAway,
+    HostBack,
+    Pong,
+    Refused,
+)
+from netplay.messages import decode_map as decode
+from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused, relay_url
 from netplay.relay.server import RelayLimits, RunningRelay, start_relay
-from netplay.relay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
+from netplay.relay.wire import format_room_code
 
 
 class Net:
@@ -83,9 +95,9 @@ async def seat_ws(
 
 async def error_code(conn: RelayConnection) -> str:
     msg = await conn.recv()
-    assert msg["t"] == "error", msg
-    assert msg["message"]
-    return msg["code"]
+    assert isinstance(msg, Refused), msg
+    assert msg.message
+    return msg.code
 
 
 # -- routing ---------------------------------------------------------------------------------
@@ -98,19 +110,19 @@ async def test_host_and_seats_exchange_stamped_frames(net: Net) -> None:
     alice = await net.enter(relay.url, host.room)
     bob = await net.enter(relay.url, format_room_code(host.room).lower())
     assert (alice.conn, bob.conn) == (1, 2)
-    assert await host.recv() == {"t": "arrived", "conn": 1}
-    assert await host.recv() == {"t": "arrived", "conn": 2}
+    assert await host.recv() == Arrived(conn=1)
+    assert await host.recv() == Arrived(conn=2)
 
     await bob.send(b"from bob")
     await alice.send(b"from alice", to=0)
-    assert await host.recv() == {"t": "frame", "from": 2, "body": b"from bob"}
-    assert await host.recv() == {"t": "frame", "from": 1, "body": b"from alice"}
+    assert await host.recv() == Frame(sender=2, body=b"from bob")
+    assert await host.recv() == Frame(sender=1, body=b"from alice")
 
     await host.send(b"only bob", to=2)
     await host.send(b"everyone")
-    assert await bob.recv() == {"t": "frame", "from": 0, "body": b"only bob"}
-    assert await bob.recv() == {"t": "frame", "from": 0, "body": b"everyone"}
-    assert await alice.recv() == {"t": "frame", "from": 0, "body": b"everyone"}
+    assert await bob.recv() == Frame(sender=0, body=b"only bob")
+    assert await bob.recv() == Frame(sender=0, body=b"everyone")
+    assert await alice.recv() == Frame(sender=0, body=b"everyone")
     assert relay.stats.frames_in == 4 and relay.stats.frames_out == 5
     for conn in (alice, bob, host):
         await conn.close()
@@ -128,12 +140,12 @@ async def test_a_seat_cannot_spoof_its_sender_or_reach_another_seat(
     assert error["t"] == "error" and error["code"] == "not_allowed"
     await send(cheat, {"t": "send", "from": 0, "to": 0, "body": b"I am the host"})
     await send(cheat, {"t": "send", "from": 1, "body": b"I am alice"})
-    assert (await host.recv())["t"] == "arrived"
-    assert (await host.recv())["t"] == "arrived"
-    assert await host.recv() == {"t": "frame", "from": 2, "body": b"I am the host"}
-    assert await host.recv() == {"t": "frame", "from": 2, "body": b"I am alice"}
+    assert (await host.recv()).t == "arrived"
+    assert (await host.recv()).t == "arrived"
+    assert await host.recv() == Frame(sender=2, body=b"I am the host")
+    assert await host.recv() == Frame(sender=2, body=b"I am alice")
     await honest.ping()
-    assert await honest.recv() == {"t": "pong"}  # nothing from the cheat reached alice
+    assert await honest.recv() == Pong()  # nothing from the cheat reached alice
 
 
 async def test_conn_numbers_are_never_reused_and_departures_are_told(net: Net) -> None:
@@ -144,9 +156,9 @@ async def test_conn_numbers_are_never_reused_and_departures_are_told(net: Net) -
     second = await net.enter(relay.url, host.room)
     assert second.conn == 2
     assert [await host.recv() for _ in range(3)] == [
-        {"t": "arrived", "conn": 1},
-        {"t": "departed", "conn": 1},
-        {"t": "arrived", "conn": 2},
+        Arrived(conn=1),
+        Departed(conn=1),
+        Arrived(conn=2),
     ]
     await host.send(b"x", to=1)
     assert await error_code(host) == "no_such_conn"
@@ -157,11 +169,11 @@ async def test_host_away_back_and_reclaim_with_the_secret(net: Net) -> None:
     host = await net.open_room(relay.url)
     seat = await net.enter(relay.url, host.room)
     await host.close()
-    assert await seat.recv() == {"t": "host_away"}
+    assert await seat.recv() == HostAway()
     await seat.send(b"anyone?")
     assert await error_code(seat) == "host_away"
     late = await net.enter(relay.url, host.room)
-    assert await late.recv() == {"t": "host_away"}
+    assert await late.recv() == HostAway()
 
     with pytest.raises(RelayRefused) as refused:
         await net.open_room(relay.url, room=host.room, host_secret=b"guess" * 8)
@@ -169,10 +181,10 @@ async def test_host_away_back_and_reclaim_with_the_secret(net: Net) -> None:
 
     back = await net.open_room(relay.url, room=host.room, host_secret=host.host_secret)
     assert (back.room, back.conn, back.host_secret) == (host.room, 0, host.host_secret)
-    assert await seat.recv() == {"t": "host_back"}
-    assert await late.recv() == {"t": "host_back"}
+    assert await seat.recv() == HostBack()
+    assert await late.recv() == HostBack()
     await seat.send(b"welcome back")
-    assert await back.recv() == {"t": "frame", "from": 1, "body": b"welcome back"}
+    assert await back.recv() == Frame(sender=1, body=b"welcome back")
 
 
 async def test_reclaim_replaces_a_host_link_that_still_looks_alive(net: Net) -> None:
@@ -180,13 +192,13 @@ async def test_reclaim_replaces_a_host_link_that_still_looks_alive(net: Net) -> 
     stale = await net.open_room(relay.url)
     seat = await net.enter(relay.url, stale.room)
     fresh = await net.open_room(relay.url, room=stale.room, host_secret=stale.host_secret)
-    assert await stale.recv() == {"t": "arrived", "conn": 1}
+    assert await stale.recv() == Arrived(conn=1)
     with pytest.raises(RelayClosed) as closed:
         await stale.recv()
     assert closed.value.close_code == 1001
-    assert await seat.recv() == {"t": "host_back"}
+    assert await seat.recv() == HostBack()
     await seat.send(b"hi")
-    assert await fresh.recv() == {"t": "frame", "from": 1, "body": b"hi"}
+    assert await fresh.recv() == Frame(sender=1, body=b"hi")
 
 
 async def test_a_room_closes_when_its_host_does_not_return(net: Net) -> None:
@@ -194,7 +206,7 @@ async def test_a_room_closes_when_its_host_does_not_return(net: Net) -> None:
     host = await net.open_room(relay.url)
     seat = await net.enter(relay.url, host.room)
     await host.close()
-    assert await seat.recv() == {"t": "host_away"}
+    assert await seat.recv() == HostAway()
     with pytest.raises(RelayClosed) as closed:
         await seat.recv()
     assert closed.value.close_code == 1001
@@ -300,8 +312,8 @@ async def test_too_big_frames_are_refused_and_huge_ones_close(
     await seat.send(b"x" * 2000)
     assert await error_code(seat) == "too_big"
     await seat.send(b"x" * 900)
-    assert (await host.recv())["t"] == "arrived"
-    assert len((await host.recv())["body"]) == 900
+    assert (await host.recv()).t == "arrived"
+    assert len(getattr(await host.recv(), "body", b"")) == 900
     ws = await seat_ws(session, relay, host.room)
     await ws.send_bytes(b"\x00" * 100_000)
     assert await close_code(ws) == 1009
@@ -330,10 +342,10 @@ async def test_room_full(net: Net) -> None:
     for seat in seats:
         await host.admit(seat.conn)
     await host.ping()  # answered after the admits: the relay reads a conn in order
-    assert [(await host.recv())["t"] for _ in range(3)] == ["arrived", "arrived", "pong"]
+    assert [(await host.recv()).t for _ in range(3)] == ["arrived", "arrived", "pong"]
     third = await net.enter(relay.url, host.room)
     await host.admit(third.conn)
-    assert (await host.recv())["t"] == "arrived"
+    assert (await host.recv()).t == "arrived"
     assert (await error_code(host)) == "room_full"
 
 
@@ -360,14 +372,14 @@ async def test_repeated_abuse_closes_only_the_abuser(
     assert await close_code(abuser) == 1008
     assert relay.stats.closed_for_abuse == 1
     assert [await host.recv() for _ in range(3)] == [
-        {"t": "arrived", "conn": 1},
-        {"t": "arrived", "conn": 2},
-        {"t": "departed", "conn": 2},
+        Arrived(conn=1),
+        Arrived(conn=2),
+        Departed(conn=2),
     ]
     await honest.send(b"still here")
-    assert await host.recv() == {"t": "frame", "from": 1, "body": b"still here"}
+    assert await host.recv() == Frame(sender=1, body=b"still here")
     await host.send(b"good")
-    assert await honest.recv() == {"t": "frame", "from": 0, "body": b"good"}
+    assert await honest.recv() == Frame(sender=0, body=b"good")
 
 
 async def test_a_seat_that_stops_reading_is_cut_off_not_waited_for(
@@ -381,11 +393,11 @@ async def test_a_seat_that_stops_reading_is_cut_off_not_waited_for(
     sent = 0
     while relay.stats.evicted_slow == 0 and sent < 2000:
         await host.send(body)
-        assert await reader.recv() == {"t": "frame", "from": 0, "body": body}
+        assert await reader.recv() == Frame(sender=0, body=body)
         sent += 1
     assert relay.stats.evicted_slow == 1
     messages = [await host.recv() for _ in range(3)]
-    assert {"t": "departed", "conn": 2} in messages
+    assert Departed(conn=2) in messages
     await stuck.close()
 
 

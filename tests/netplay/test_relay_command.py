@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from netplay.messages import Arrived, Frame
 from netplay.relay.client import RelayClosed, RelayConnection
 
 
@@ -30,8 +31,8 @@ async def test_the_relay_command_serves_rooms_and_stops_on_a_signal(signum: int)
     host = await RelayConnection.open_room(url)
     seat = await RelayConnection.enter(url, host.room)
     await seat.send(b"hello")
-    assert await host.recv() == {"t": "arrived", "conn": 1}
-    assert await host.recv() == {"t": "frame", "from": 1, "body": b"hello"}
+    assert await host.recv() == Arrived(conn=1)
+    assert await host.recv() == Frame(sender=1, body=b"hello")
     proc.send_signal(signum)
     with pytest.raises(RelayClosed) as closed:
         await seat.recv()

@@ -10,9 +10,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from netplay.messages import PROTOCOL_VERSION, Frame, RelayEvent
+from netplay.messages import decode_map as decode
+from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import Relay, RelayLimits, RunningRelay, start_relay
-from netplay.relay.wire import PROTOCOL_VERSION, decode, encode, format_room_code
+from netplay.relay.wire import format_room_code
 
 # Generous rate and strikes: these tests look for crashes and state changes, not for limits.
 FUZZ_LIMITS = RelayLimits(
@@ -38,13 +41,13 @@ class Table:
     async def assert_honest_room_works(self) -> None:
         await self.seat.send(b"ping from seat")
         await self.host.send(b"ping from host", to=self.seat.conn)
-        assert await next_frame(self.host) == {"t": "frame", "from": 1, "body": b"ping from seat"}
-        assert await next_frame(self.seat) == {"t": "frame", "from": 0, "body": b"ping from host"}
+        assert await next_frame(self.host) == Frame(sender=1, body=b"ping from seat")
+        assert await next_frame(self.seat) == Frame(sender=0, body=b"ping from host")
 
 
-async def next_frame(conn: RelayConnection) -> dict[str, Any]:
+async def next_frame(conn: RelayConnection) -> RelayEvent:
     """The next frame, skipping arrivals and departures of the fuzzing conns."""
-    while (msg := await conn.recv())["t"] in ("arrived", "departed"):
+    while (msg := await conn.recv()).t in ("arrived", "departed"):
         pass
     return msg
 
@@ -137,7 +140,7 @@ async def test_a_hostile_seat_can_only_talk_to_the_host_as_itself(
         forwarded_before = table.relay.stats.frames_in
         for message in messages:
             await ws.send_bytes(encode(message))
-        pings = sum(m["t"] == "ping" for m in messages)
+        pings = sum(m == {"t": "ping"} for m in messages)  # a ping with fields is refused
         answers = await drain_until_pong(ws, pings)
         assert all(a["t"] == "error" for a in answers)
         assert snapshot(table.relay.relay) == before
@@ -146,7 +149,7 @@ async def test_a_hostile_seat_can_only_talk_to_the_host_as_itself(
         # What reached the host came stamped with the hostile seat's own conn, nothing else.
         for _ in range(forwarded):
             frame = await next_frame(table.host)
-            assert frame["from"] == hostile_conn and isinstance(frame["body"], bytes)
+            assert isinstance(frame, Frame) and frame.sender == hostile_conn
     await table.assert_honest_room_works()
 
 
@@ -178,7 +181,8 @@ async def test_a_stranger_cannot_disturb_an_existing_room(
     async with aiohttp.ClientSession() as session, session.ws_connect(table.relay.url) as ws:
         for message in messages:
             await ws.send_bytes(encode(message))
-        answers = await drain_until_pong(ws, sum(m["t"] == "ping" for m in messages))
+        pings = sum(m == {"t": "ping"} for m in messages)  # a ping with fields is refused
+        answers = await drain_until_pong(ws, pings)
         successes = [a for a in answers if a["t"] != "error"]
         event(f"stranger {successes[0]['t'] if successes else 'refused'}")
         assert len(successes) <= 1 and all(s["t"] in ("opened", "entered") for s in successes)
@@ -194,5 +198,6 @@ async def test_a_stranger_cannot_disturb_an_existing_room(
         # As a seat it reached only the honest host, stamped; as a new host nobody at all.
         for _ in range(table.relay.stats.frames_out - delivered_before):
             frame = await next_frame(table.host)
-            assert entered is not None and frame["from"] == entered["conn"]
+            assert entered is not None and isinstance(frame, Frame)
+            assert frame.sender == entered["conn"]
     await table.assert_honest_room_works()

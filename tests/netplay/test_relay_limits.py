@@ -17,6 +17,9 @@ from typing import Any
 import aiohttp
 import pytest
 
+from netplay.messages import PROTOCOL_VERSION
+from netplay.messages import decode_map as decode
+from netplay.messages import encode_map as encode
 from netplay.relay.client import (
     RelayClosed,
     RelayConnection,
@@ -26,7 +29,6 @@ from netplay.relay.client import (
 )
 from netplay.relay.guard import ThrottleFilter, TokenBucket
 from netplay.relay.server import RelayLimits, RunningRelay, start_relay, tls_context
-from netplay.relay.wire import PROTOCOL_VERSION, decode, encode
 
 # Waits that only a broken relay gets near; nothing here asserts how long anything took.
 PATIENCE = 10.0
@@ -93,7 +95,7 @@ async def round_trip(conn: RelayConnection) -> None:
     """Ping and wait for the pong: everything sent before it has been read by the relay."""
     await conn.ping()
     async with asyncio.timeout(PATIENCE):
-        while (await conn.recv())["t"] != "pong":
+        while (await conn.recv()).t != "pong":
             pass
 
 
@@ -207,7 +209,7 @@ async def test_the_admit_clock_stops_while_the_host_is_away(net: Net) -> None:
     code, secret = host.room, host.host_secret
     await host.close()
     seat = await net.enter(relay, code)
-    assert (await seat.recv())["t"] == "host_away"
+    assert (await seat.recv()).t == "host_away"
     await asyncio.sleep(0.4)
     await round_trip(seat)  # still there: nobody could have admitted it
     back = await RelayConnection.open_room(relay.url, code, secret)
@@ -245,11 +247,11 @@ async def test_watchers_have_their_own_cap(net: Net) -> None:
     await host.ping()
     answers = []
     async with asyncio.timeout(PATIENCE):
-        while not answers or answers[-1]["t"] != "pong":
+        while not answers or answers[-1].t != "pong":
             answers.append(await host.recv())
-    errors = [a for a in answers if a["t"] == "error"]
-    assert [e["code"] for e in errors] == ["room_full"]
-    assert "watcher" in errors[0]["message"]
+    errors = [a for a in answers if a.t == "error"]
+    assert [e.code for e in errors] == ["room_full"]
+    assert "watcher" in errors[0].message
 
 
 async def test_only_the_host_admits(net: Net) -> None:
@@ -258,7 +260,7 @@ async def test_only_the_host_admits(net: Net) -> None:
     seat = await net.enter(relay, host.room)
     await seat.admit(seat.conn)
     answer = await seat.recv()
-    assert (answer["t"], answer["code"]) == ("error", "not_allowed")
+    assert (answer.t, answer.code) == ("error", "not_allowed")
 
 
 # -- honest clients and the rate limit --------------------------------------------------------
@@ -272,8 +274,8 @@ async def test_a_paced_client_is_never_refused(net: Net) -> None:
     for i in range(40):
         await seat.send(str(i).encode())
     await round_trip(seat)
-    got = [m for m in [await host.recv() for _ in range(41)] if m["t"] == "frame"]
-    assert [m["body"] for m in got] == [str(i).encode() for i in range(40)]
+    got = [m for m in [await host.recv() for _ in range(41)] if m.t == "frame"]
+    assert [m.body for m in got] == [str(i).encode() for i in range(40)]
     assert relay.stats.rejected == 0
 
 
@@ -290,8 +292,8 @@ async def test_what_was_refused_for_speed_is_sent_again(net: Net) -> None:
     async with asyncio.timeout(PATIENCE):
         while len(bodies) < 8:
             msg = await host.recv()
-            if msg["t"] == "frame":
-                bodies.add(msg["body"])
+            if msg.t == "frame":
+                bodies.add(msg.body)
     await reading
     assert bodies == {str(i).encode() for i in range(8)}
     assert seat.resent > 0 and relay.stats.rejected >= seat.resent
@@ -365,7 +367,7 @@ async def test_a_tls_relay_with_a_trusted_certificate(net: Net, tmp_path: Path) 
     net.conns += [host, seat]
     await host.admit(seat.conn)
     await seat.send(b"over tls")
-    assert (await host.recv())["t"] == "arrived"
-    assert (await host.recv())["body"] == b"over tls"
+    assert (await host.recv()).t == "arrived"
+    assert (await host.recv()).body == b"over tls"
     with pytest.raises(RelayUnreachable, match="not trusted"):
         await RelayConnection.enter(relay.url, host.room, tls=client_tls(None))

@@ -7,17 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from netplay.relay.wire import (
-    PROTOCOL_VERSION,
-    ProtocolError,
-    check_version,
-    decode,
-    encode,
-    field,
-    format_room_code,
-    new_room_code,
-    parse_room_code,
-)
+from netplay.messages import PROTOCOL_VERSION, RELAY_REQUESTS, Open, ProtocolError, Send
+from netplay.messages import decode as decode_message
+from netplay.messages import decode_map as decode
+from netplay.messages import encode_map as encode
+from netplay.relay.wire import format_room_code, new_room_code, parse_room_code
 
 
 def test_round_trip_keeps_str_and_bytes_apart() -> None:
@@ -60,22 +54,24 @@ def test_deep_nesting_is_a_bad_frame_not_a_crash() -> None:
 
 
 def test_field_checks_type_and_presence() -> None:
-    msg = {"t": "send", "to": 3, "flag": True, "body": b"x"}
-    assert field(msg, "to", int) == 3
-    assert field(msg, "missing", int, optional=True) is None
-    with pytest.raises(ProtocolError, match="needs a field 'missing'"):
-        field(msg, "missing", int)
+    def read(msg: dict[str, object]) -> object:
+        return decode_message(encode(msg), RELAY_REQUESTS)
+
+    assert read({"t": "send", "to": 3, "body": b"x"}) == Send(to=3, body=b"x")
+    assert read({"t": "send", "body": b"x"}) == Send(to=None, body=b"x")
+    with pytest.raises(ProtocolError, match="needs a field 'body'"):
+        read({"t": "send", "to": 3})
     with pytest.raises(ProtocolError, match="must be int, not bool"):
-        field(msg, "flag", int)
+        read({"t": "send", "to": True, "body": b"x"})
     with pytest.raises(ProtocolError, match="must be str"):
-        field(msg, "body", str)
+        read({"t": "open", "v": 1, "room": b"x"})
 
 
 def test_version_must_match() -> None:
-    check_version({"t": "open", "v": PROTOCOL_VERSION})
+    assert decode_message(encode({"t": "open", "v": PROTOCOL_VERSION}), RELAY_REQUESTS) == Open()
     for bad in ({"t": "open"}, {"t": "open", "v": 2}, {"t": "open", "v": True}):
         with pytest.raises(ProtocolError) as info:
-            check_version(bad)
+            decode_message(encode(bad), RELAY_REQUESTS)
         assert info.value.code == "version"
 
 

@@ -120,6 +120,7 @@ def hekata_move_hint(args: argparse.Namespace, table: list[int]) -> int:
     stock = unseen[len(hand) * (players - 1):][:args.stock]
     deal = hekata.HekataDeal.from_parts([hand, *others], table, stock, 0)
     move = hint_bot(args).choose(deal.view(0))
+    assert isinstance(move, hekata.HekataMove)
     total = deal.check(move)
     if args.json:
         print(json.dumps({"move": str(move), "card": move.card,

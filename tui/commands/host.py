@@ -14,6 +14,7 @@ from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.games import GAME_NAMES
 from netplay.machine import data_dir, host_and_port, reachable_address
+from netplay.messages import ProtocolError
 from netplay.relay.client import (
     RelayClosed,
     RelayConnection,
@@ -24,7 +25,7 @@ from netplay.relay.client import (
 )
 from netplay.relay.lan import LanAnnouncement
 from netplay.relay.server import start_relay
-from netplay.relay.wire import ProtocolError, format_room_code
+from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tui.commands.netargs import add_player_arguments, stop_on_signals

@@ -14,6 +14,7 @@ import aiohttp
 
 from engine.bots import BOT_KINDS
 from netplay.machine import data_dir
+from netplay.messages import ProtocolError
 from netplay.relay.client import (
     RelayClosed,
     RelayRefused,
@@ -21,7 +22,7 @@ from netplay.relay.client import (
     client_tls,
     relay_url,
 )
-from netplay.relay.wire import ProtocolError, parse_room_code
+from netplay.relay.wire import parse_room_code
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.session.events import (
     Event,

@@ -171,6 +171,8 @@ class LobbyScreen(Screen[None]):
             try:
                 listing, version = await self.client.watch(version)
             except (OSError, aiohttp.ClientError, ValueError, KeyError) as exc:
+                if self._gone():
+                    return
                 version = None
                 self._shown = None
                 self.set_status(f"Cannot reach the tables: {exc or type(exc).__name__}",
@@ -190,7 +192,13 @@ class LobbyScreen(Screen[None]):
             return
         self._show(listing)
 
+    def _gone(self) -> bool:
+        """Return whether this screen is being taken down (its watcher may still answer)."""
+        return not self.is_attached or not self.query("#lobby-status")
+
     def _show(self, listing: tuple[TableInfo, ...]) -> None:
+        if self._gone():
+            return
         if listing != self._shown:  # an unchanged listing is not drawn again (idle sessions)
             self._shown = listing
             self.tables = listing

@@ -11,7 +11,9 @@ class GameLog(RichLog, can_focus=False):
     """A scrollable log; the screen's page keys scroll it so it never takes the focus."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, max_lines=2000, wrap=True, markup=False, auto_scroll=True)
+        # min_width=1: RichLog's default (78) would render lines wider than a side log and cut them.
+        super().__init__(id=id, max_lines=2000, wrap=True, markup=False, auto_scroll=True,
+                         min_width=1)
 
     def move(self, text: str, mine: bool) -> None:
         """Log a move; your own moves are bold."""
