@@ -140,20 +140,20 @@ def hekata_choice(view: hekata.HekataDeal) -> hekata.HekataMove:
     best_total = 0
     if view.table:
         for card in cards:
-            trick = best_trick(view.table, card)
+            trick = best_trick(view.table, card, view.max_row)
             if trick is not None and trick.total > best_total:
                 best_take, best_total = hekata.HekataMove(card, trick), trick.total
     if best_take is not None:
         return best_take
-    return hekata.HekataMove(min(cards, key=lambda c: (_exposure(view.table, c), c)))
+    return hekata.HekataMove(min(cards, key=lambda c: (_exposure(view.table, c, view.max_row), c)))
 
 
-def _exposure(table: list[int], card: int) -> int:
+def _exposure(table: list[int], card: int, max_row: int | None) -> int:
     """The most an opponent could take after `card` is laid, over every card they might hold."""
     after = [*table, card]
     worst = 0
     for reply in range(10):
-        trick = best_trick(after, reply)
+        trick = best_trick(after, reply, max_row)
         if trick is not None:
             worst = max(worst, trick.total)
     return worst

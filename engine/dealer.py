@@ -34,7 +34,7 @@ class DealtRound:
     def deal(cls, match: Match, names: Sequence[str], rng: random.Random) -> DealtRound:
         """The match's next round, dealt from a deck shuffled by `rng`."""
         state = match.start_round(match.rules.shuffled_deck(rng))
-        return cls(state, Record.of_round(match.game, list(names), state), rng)
+        return cls(state, Record.of_round(match.game, list(names), state, match.house), rng)
 
     @classmethod
     def resume(cls, record: Record, rng: random.Random) -> DealtRound:

@@ -16,6 +16,7 @@ from typing import Any
 from engine import hekata, zodiak
 from engine.cards import Card, french_deck, hekata_deck, parse_digit
 from engine.errors import IllegalMove
+from engine.house import STANDARD, HouseRules
 
 Round = zodiak.ZodiakRound | hekata.HekataDeal
 Move = zodiak.ZodiakMove | hekata.HekataMove
@@ -67,12 +68,13 @@ class Game(ABC):
 
     @abstractmethod
     def deal(self, deck: Sequence[Any], players: int, signs: Sequence[str], dealer: int,
-             scores: Sequence[int]) -> Round:
-        """A round (or deal) dealt from `deck` in order."""
+             scores: Sequence[int], house: HouseRules = STANDARD) -> Round:
+        """A round (or deal) dealt from `deck` in order, played by the `house` rules."""
 
     @abstractmethod
     def seat_view(self, hands: list[list[Any]], face_up: list[Any], stock: list[Any],
-                   signs: Sequence[str], dealer: int, scores: Sequence[int]) -> Round:
+                   signs: Sequence[str], dealer: int, scores: Sequence[int],
+                   house: HouseRules = STANDARD) -> Round:
         """A round as one seat sees it: hands and stock may hold None for unseen cards."""
 
     @abstractmethod
@@ -123,11 +125,12 @@ class _Zodiak(Game):
         return zodiak.parse_move(text)
 
     def deal(self, deck: Sequence[Any], players: int, signs: Sequence[str], dealer: int,
-             scores: Sequence[int]) -> Round:
+             scores: Sequence[int], house: HouseRules = STANDARD) -> Round:
         return zodiak.ZodiakRound.deal(deck, tuple(signs), dealer, scores)
 
     def seat_view(self, hands: list[list[Any]], face_up: list[Any], stock: list[Any],
-                   signs: Sequence[str], dealer: int, scores: Sequence[int]) -> Round:
+                   signs: Sequence[str], dealer: int, scores: Sequence[int],
+                   house: HouseRules = STANDARD) -> Round:
         state = zodiak.ZodiakRound.from_parts(hands, face_up, stock, tuple(signs), dealer, scores)
         state.sees_stock = False
         return state
@@ -159,12 +162,13 @@ class _Hekata(Game):
         return hekata.HekataMove.parse(text)
 
     def deal(self, deck: Sequence[Any], players: int, signs: Sequence[str], dealer: int,
-             scores: Sequence[int]) -> Round:
-        return hekata.HekataDeal.deal(deck, players, dealer, scores)
+             scores: Sequence[int], house: HouseRules = STANDARD) -> Round:
+        return hekata.HekataDeal.deal(deck, players, dealer, scores, house)
 
     def seat_view(self, hands: list[list[Any]], face_up: list[Any], stock: list[Any],
-                   signs: Sequence[str], dealer: int, scores: Sequence[int]) -> Round:
-        return hekata.HekataDeal.from_parts(hands, face_up, stock, dealer, scores)
+                   signs: Sequence[str], dealer: int, scores: Sequence[int],
+                   house: HouseRules = STANDARD) -> Round:
+        return hekata.HekataDeal.from_parts(hands, face_up, stock, dealer, scores, house)
 
     def summary(self, names: Sequence[str], winner: int | None, points: int) -> str:
         if winner is None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from engine.cards import parse_digit
 from engine.errors import IllegalMove, InvalidMove
+from engine.house import STANDARD, HouseRules
 from engine.tricks import Row, Trick, best_trick, check_trick, parse_trick
 
 __all__ = [
@@ -83,10 +84,13 @@ class HekataDeal:
     turn: int | None = 0
     tricks: list[TakenTrick] = field(default_factory=list)
     history: list[HekataEffect] = field(default_factory=list)
+    max_row: int | None = None
+    target: int = GAME_TARGET
 
     @classmethod
     def deal(
-        cls, deck: Sequence[int], players: int, dealer: int, scores: Sequence[int] | None = None
+        cls, deck: Sequence[int], players: int, dealer: int, scores: Sequence[int] | None = None,
+        house: HouseRules = STANDARD,
     ) -> HekataDeal:
         """Deal from `deck` in order: each seat's hand in turn, then two table cards, the rest stock."""
         if players not in HAND_SIZE:
@@ -95,14 +99,15 @@ class HekataDeal:
         hands = [list(deck[i * size:(i + 1) * size]) for i in range(players)]
         start = players * size
         table = list(deck[start:start + TABLE_START])
-        return cls.from_parts(hands, table, list(deck[start + TABLE_START:]), dealer, scores)
+        return cls.from_parts(hands, table, list(deck[start + TABLE_START:]), dealer, scores, house)
 
     @classmethod
     def from_parts(
         cls, hands: Sequence[Sequence[int | None]], table: Sequence[int],
         stock: Sequence[int | None], dealer: int, scores: Sequence[int] | None = None,
+        house: HouseRules = STANDARD,
     ) -> HekataDeal:
-        """A deal about to start from explicit hands, table and stock (drawn first first)."""
+        """A deal about to start from explicit hands, table and stock (drawn first first), under `house`."""
         players = len(hands)
         if players not in HAND_SIZE:
             raise IllegalMove(f"Hekata is for 2 or 4 players, not {players}")
@@ -115,7 +120,7 @@ class HekataDeal:
         if len(scores) != teams:
             raise IllegalMove(f"{len(scores)} scores for {teams} teams")
         deal = cls(players, dealer, [list(h) for h in hands], list(table), list(stock), scores,
-                   turn=dealer)
+                   turn=dealer, max_row=house.max_row, target=house.target or GAME_TARGET)
         if not any(deal.hands) or deal.winner is not None:
             deal.turn = None  # RULES 2.4: a game already won deals no more
         return deal
@@ -124,14 +129,14 @@ class HekataDeal:
 
     @property
     def round_over(self) -> bool:
-        """Whether the deal has ended: every card played, or a team reached 10,000."""
+        """Whether the deal has ended: every card played, or a team reached the target (10,000)."""
         return self.turn is None
 
     @property
     def winner(self) -> int | None:
-        """The team that reached 10,000 points, if one did."""
+        """The team that reached the target (10,000 points, or the house rules' target), if one did."""
         for team, score in enumerate(self.scores):
-            if score >= GAME_TARGET:
+            if score >= self.target:
                 return team
         return None
 
@@ -162,7 +167,7 @@ class HekataDeal:
             return 0
         if not self.table:
             raise IllegalMove("the table is empty: lay a card without taking a trick")
-        return check_trick(self.table, move.card, move.trick)
+        return check_trick(self.table, move.card, move.trick, self.max_row)
 
     def is_legal(self, move: HekataMove) -> bool:
         """Whether the seat to move may make `move`."""
@@ -181,7 +186,7 @@ class HekataDeal:
         if self.turn is None:
             return
         for card in sorted({c for c in self.hands[self.turn] if c is not None}, reverse=True):
-            trick = best_trick(self.table, card) if self.table else None
+            trick = best_trick(self.table, card, self.max_row) if self.table else None
             if trick is not None:
                 yield HekataMove(card, trick)
             yield HekataMove(card)

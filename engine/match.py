@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from engine import zodiak
 from engine.errors import IllegalMove
 from engine.games import Game, Round, game_named
+from engine.house import STANDARD, HouseRules
 
 __all__ = ["Match", "Round"]
 
@@ -22,6 +23,7 @@ class Match:
     dealer: int = 0
     scores: list[int] = field(default_factory=list)
     rounds_played: int = 0
+    house: HouseRules = STANDARD
 
     @property
     def rules(self) -> Game:
@@ -39,8 +41,8 @@ class Match:
 
     @property
     def target(self) -> int:
-        """The score that wins."""
-        return self.rules.target
+        """The score that wins: the game's (RULES 1.6, 2.4), or the house rules' lower one."""
+        return self.house.target or self.rules.target
 
     @property
     def winner(self) -> int | None:
@@ -57,7 +59,7 @@ class Match:
         """The next round, dealt from `deck` in order."""
         if self.over:
             raise IllegalMove("the match is over")
-        return self.rules.deal(deck, self.players, self.signs, self.dealer, self.scores)
+        return self.rules.deal(deck, self.players, self.signs, self.dealer, self.scores, self.house)
 
     def end_round(self, finished: Round) -> None:
         """Take a finished round's scores and pass the deal clockwise."""

@@ -339,8 +339,10 @@ class FastHekata:
 
         stock = [c for c in reversed(deal.stock) if c is not None]
         assert len(stock) == len(deal.stock), "a fast deal needs every card known"
-        return cls([counts(h) for h in deal.hands], counts(deal.table), stock, list(deal.scores),
+        fast = cls([counts(h) for h in deal.hands], counts(deal.table), stock, list(deal.scores),
                    -1 if deal.turn is None else deal.turn)
+        fast.target = deal.target
+        return fast
 
     def copy(self) -> FastHekata:
         """An independent copy."""

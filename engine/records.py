@@ -12,6 +12,7 @@ from engine import hekata, zodiak
 from engine.cards import Card, parse_digit
 from engine.errors import IllegalMove, InvalidMove, RecordError
 from engine.games import GAME_NAMES, ZODIAK, game_named
+from engine.house import STANDARD, HouseRules
 from engine.match import Round
 
 SEAT_NAMES = ("North", "East", "South", "West")
@@ -27,6 +28,7 @@ class Record:
     scores: list[int]
     deal: dict[str, Any]
     moves: list[dict[str, Any]] = field(default_factory=list)
+    house: HouseRules = STANDARD
 
     # -- reading ----------------------------------------------------------
 
@@ -72,7 +74,12 @@ class Record:
         moves = data.get("moves", [])
         if not isinstance(moves, list) or not all(isinstance(m, dict) for m in moves):
             raise RecordError('"moves" must be a list of objects')
-        record = cls(game, seats, dealer, list(scores), deal, list(moves))
+        house_text = data.get("house", "standard")
+        try:
+            house = HouseRules.parse(house_text)
+        except IllegalMove as exc:
+            raise RecordError(f'"house": {exc}') from None
+        record = cls(game, seats, dealer, list(scores), deal, list(moves), house)
         record.start()  # validates the deal and the seats
         for number, move in enumerate(record.moves, 1):
             # A move the rules forbid is still a move of a valid record: replay reports it.
@@ -84,13 +91,16 @@ class Record:
         """The record as JSON text."""
         data = {"game": self.game, "seats": self.seats, "dealer": self.dealer,
                 "scores": self.scores, "deal": self.deal, "moves": self.moves}
+        if not self.house.standard:
+            data["house"] = str(self.house)
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
     # -- building -----------------------------------------------------------
 
     @classmethod
-    def of_round(cls, game: str, names: list[str], start: Round) -> Record:
-        """A record with no moves yet of a round (or deal) as dealt; `start` must know every card."""
+    def of_round(cls, game: str, names: list[str], start: Round,
+                 house: HouseRules = STANDARD) -> Record:
+        """A record with no moves yet of a round (or deal) as dealt under `house`; `start` must know every card."""
         if isinstance(start, zodiak.ZodiakRound):
             seats = [{"name": n, "sign": s} for n, s in zip(names, start.signs)]
             deal: dict[str, Any] = {"hands": [[str(c) for c in h] for h in start.hands],
@@ -102,7 +112,7 @@ class Record:
             deal = {"hands": [[str(c) for c in h] for h in start.hands],
                     "table": [str(c) for c in start.table],
                     "stock": [str(c) for c in start.stock]}
-        return cls(game, seats, start.dealer, list(start.scores), deal)
+        return cls(game, seats, start.dealer, list(start.scores), deal, house=house)
 
     def add_move(self, seat: int, move: zodiak.ZodiakMove | hekata.HekataMove) -> None:
         """Append a move in record form."""
@@ -168,7 +178,8 @@ class Record:
             raise RecordError(f"the deal holds more than five of {', '.join(map(str, over))}")
         if len(hands) != len(self.seats):
             raise RecordError(f"{len(hands)} hands for {len(self.seats)} seats")
-        return hekata.HekataDeal.from_parts(hands, table, stock, self.dealer, self.scores)
+        return hekata.HekataDeal.from_parts(hands, table, stock, self.dealer, self.scores,
+                                            self.house)
 
     def _list(self, key: str) -> list:
         value = self.deal.get(key)
@@ -280,7 +291,7 @@ def _consequence(state: Round, effect: Any) -> str:
         elif state.round_over:
             parts.append(f"seat {state.winner} wins the round")
     elif state.winner is not None:
-        parts.append(f"team {state.winner} reaches {hekata.GAME_TARGET:,} and wins")
+        parts.append(f"team {state.winner} reaches {state.target:,} and wins")
     elif state.round_over:
         parts.append("the deal is over")
     return f" ({'; '.join(parts)})" if parts else ""

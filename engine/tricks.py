@@ -142,8 +142,16 @@ def _digits_of(values: object, what: str) -> list[int]:
     return [parse_digit(value) for value in values]
 
 
-def trick_problem(table: Counter[int], card: int, trick: Trick) -> str | None:
-    """Why `trick` may not be taken with `card` laid on `table` (a multiset), or None if it may."""
+def trick_problem(table: Counter[int], card: int, trick: Trick, max_row: int | None = None) -> str | None:
+    """Why `trick` may not be taken with `card` laid on `table` (a multiset), or None if it may.
+
+    `max_row` is the house rule limiting a row's cards (engine.house); None is RULES 2.3 as written.
+    """
+    if max_row is not None:
+        for row in trick.rows:
+            if len(row.digits) > max_row:
+                return (f"the row {row} has {len(row.digits)} cards: the house rules allow rows of"
+                        f" at most {max_row}")
     uses = Counter(trick.cards)
     if uses[card] == 0:
         return f"the trick must contain the card you played ({card})"
@@ -170,7 +178,7 @@ def trick_problem(table: Counter[int], card: int, trick: Trick) -> str | None:
     return None
 
 
-def check_trick(table: Sequence[int], card: int, trick: Trick | str) -> int:
+def check_trick(table: Sequence[int], card: int, trick: Trick | str, max_row: int | None = None) -> int:
     """The total of `trick` taken with `card` laid on `table`, or IllegalMove saying what is wrong."""
     table_counts = Counter(_digits_of(table, "table"))
     card = parse_digit(card)
@@ -178,7 +186,7 @@ def check_trick(table: Sequence[int], card: int, trick: Trick | str) -> int:
         trick = parse_trick(trick)
     elif not isinstance(trick, Trick):
         raise InvalidMove(f"{trick!r} is not a trick: {_EXAMPLE}")
-    problem = trick_problem(table_counts, card, trick)
+    problem = trick_problem(table_counts, card, trick, max_row)
     if problem is not None:
         raise IllegalMove(problem)
     return trick.total
@@ -199,20 +207,61 @@ def trick_rank(trick: Trick) -> tuple[int, tuple[tuple[float, ...], ...]]:
     return (trick.total, tuple(ranked) + ((math.inf,),))
 
 
-def best_trick(table: Sequence[int], card: int) -> Trick | None:
-    """The legal trick of highest trick_rank (total first), exactly; None if there is none."""
-    rows = search_best_rows(_digits_of(table, "table"), parse_digit(card))
+def best_trick(table: Sequence[int], card: int, max_row: int | None = None) -> Trick | None:
+    """The legal trick of highest trick_rank (total first); None if there is none.
+
+    Exact without `max_row`. With the house rule `max_row` it is exact when the unlimited best
+    trick already fits or the table holds at most EXACT_LIMITED_CARDS cards; otherwise it is the
+    unlimited best with its long row cut down (a legal trick, not always the best one).
+    """
+    digits = _digits_of(table, "table")
+    card = parse_digit(card)
+    rows = search_best_rows(digits, card)
     if rows is None:
         return None
-    return Trick(tuple(Row(digits, shift) for digits, shift in rows))
+    best = Trick(tuple(Row(row_digits, shift) for row_digits, shift in rows))
+    if max_row is None or all(len(row.digits) <= max_row for row in best.rows):
+        return best
+    if len(digits) <= EXACT_LIMITED_CARDS:
+        return max(all_tricks_exhaustive(digits, card, max_row), key=trick_rank)
+    return cut_rows(best, max_row)
 
 
-def all_tricks_exhaustive(table: Sequence[int], card: int) -> Iterator[Trick]:
+EXACT_LIMITED_CARDS = 5
+"""The largest table on which best_trick with a row limit searches every trick."""
+
+
+def cut_rows(trick: Trick, max_row: int) -> Trick:
+    """`trick` with each row longer than `max_row` cut: its tens and units cards stay a row, its
+    higher cards keep the hundreds and higher columns, the ones that do not fit stand alone in the
+    hundreds column; the total stays a multiple of 100, so a legal trick stays legal."""
+    rows: list[Row] = []
+    for row in trick.rows:
+        if len(row.digits) <= max_row:
+            rows.append(row)
+            continue
+        *higher, tens, units = row.digits
+        kept = higher[:max(0, max_row - 2)]
+        alone = higher[len(kept):]
+        while kept and kept[0] == 0:
+            alone.append(kept.pop(0))
+        if kept:
+            rows.append(Row((*kept, tens, units)))
+        elif max_row >= 2 and tens != 0:
+            rows.append(Row((tens, units)))
+        else:
+            rows.extend([Row((tens,), 1), Row((units,))])
+        rows.extend(Row((digit,), 2) for digit in alone)
+    return Trick(tuple(sorted(rows, key=row_rank, reverse=True)))
+
+
+def all_tricks_exhaustive(table: Sequence[int], card: int, max_row: int | None = None) -> Iterator[Trick]:
     """Every legal trick once, rows in descending rank, by brute force (for small tables only)."""
     table_counts = Counter(_digits_of(table, "table"))
     card = parse_digit(card)
     available = table_counts + Counter([card])
-    candidates = sorted(_possible_rows(available), key=row_rank, reverse=True)
+    candidates = sorted((row for row in _possible_rows(available)
+                         if max_row is None or len(row.digits) <= max_row), key=row_rank, reverse=True)
     needs = [tuple(Counter(row.digits).items()) for row in candidates]
     values = [row.value for row in candidates]
     left = [available[digit] for digit in range(10)]
@@ -224,7 +273,7 @@ def all_tricks_exhaustive(table: Sequence[int], card: int) -> Iterator[Trick]:
         # A total that is not a positive multiple of 100 is cheap to rule out first.
         if total and total % 100 == 0:
             trick = Trick(tuple(rows))
-            if trick_problem(table_counts, card, trick) is None:
+            if trick_problem(table_counts, card, trick, max_row) is None:
                 yield trick
         for position, index in enumerate(options):
             for digit, count in needs[index]:

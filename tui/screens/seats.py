@@ -115,9 +115,8 @@ class SeatsScreen(Screen[None]):
         self.query_one("#seats-title", Static).update(Text(
             f"{session.game.capitalize()} for {len(seats)} · room {room} · {where}"
             f" · {taken}/{len(seats)} seats taken"))
-        owner_keys = (" F3 seats a bot, F4 takes one out, F6 changes the highlighted bot's kind"
-                      " (greedy, random, expert); F5 starts now, with bots in the empty seats."
-                      if session.is_owner else "")
+        owner_keys = (" F3/F4 seat or unseat a bot, F6 its kind; F5 starts now, with bots in"
+                      " the empty seats." if session.is_owner else "")
         hint = session.extra.get("join_hint", "")
         fingerprint = session.fingerprint()
         self.query_one("#seats-help", Static).update(literal(
