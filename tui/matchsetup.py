@@ -10,6 +10,7 @@ from pathlib import Path
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
 from engine.games import game_named
+from engine.house import STANDARD, HouseRules
 from engine.zodiak import SIGNS, parse_sign
 from netplay.machine import data_dir
 from netplay.session.events import SeatInfo
@@ -35,6 +36,7 @@ class MatchOptions:
     bots: tuple[str, ...] = ("greedy",)
     seed: int | None = None
     speed: float = DEFAULT_SPEED
+    house: HouseRules = STANDARD
 
     def check(self) -> None:
         """Raise IllegalMove with a reason a person can act on if these choices cannot make a match."""
@@ -78,7 +80,7 @@ def new_match(options: MatchOptions) -> LocalMatch:
         kind = options.bots[(i - 1) % len(options.bots)]
         seats.append(SeatInfo(BOT_NAMES[i - 1], sign, kind))
     return LocalMatch.new(options.game, seats, my_seat=0, seed=seed, delay=options.speed,
-                          save_path=save_path())
+                          save_path=save_path(), house=options.house)
 
 
 def resume_match(speed: float = DEFAULT_SPEED) -> LocalMatch:

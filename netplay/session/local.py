@@ -13,6 +13,7 @@ from engine.bots import Bot, bot_view, make_bot
 from engine.dealer import DealtRound
 from engine.errors import IllegalMove, RecordError
 from engine.games import game_named
+from engine.house import STANDARD, HouseRules
 from engine.match import Match, Round
 from engine.records import Record
 from netplay.machine import write_private
@@ -48,12 +49,13 @@ class LocalMatch(GameSession):
 
     @classmethod
     def new(cls, game: str, seats: list[SeatInfo], my_seat: int = 0, seed: int | None = None,
-            delay: float = 0.6, save_path: Path | None = None) -> LocalMatch:
-        """A fresh match; the first dealer is drawn from the seed (RULES 1.2, 2.1)."""
+            delay: float = 0.6, save_path: Path | None = None,
+            house: HouseRules = STANDARD) -> LocalMatch:
+        """A fresh match by the `house` rules; the first dealer is drawn from the seed (RULES 1.2, 2.1)."""
         seed = random.randrange(2**32) if seed is None else seed
         signs = game_named(game).signs_for([s.sign for s in seats])
         dealer = random.Random(seed).randrange(len(seats))
-        match = Match(game, len(seats), signs, dealer=dealer)
+        match = Match(game, len(seats), signs, dealer=dealer, house=house)
         return cls(game=game, my_seat=my_seat, seats=tuple(seats), seed=seed, delay=delay,
                    save_path=save_path, match=match)
 
@@ -68,7 +70,8 @@ class LocalMatch(GameSession):
         seats = [SeatInfo(s["name"], s.get("sign"), s.get("bot")) for s in saved["seats"]]
         match = Match(record.game, len(seats), game_named(record.game).signs_for(
                           [s.sign for s in seats]), dealer=record.dealer,
-                      scores=list(record.scores), rounds_played=saved["rounds_played"])
+                      scores=list(record.scores), rounds_played=saved["rounds_played"],
+                      house=record.house)
         session = cls(game=record.game, my_seat=saved["my_seat"], seats=tuple(seats),
                       seed=saved["seed"], delay=delay, save_path=path, match=match)
         session.moves_made = saved.get("moves_made", 0)

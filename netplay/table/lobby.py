@@ -102,7 +102,12 @@ class HostLobby:
             self.spectators.add(conn)
             welcome = pack("welcome", seat=None, token=None, **self._table_facts())
             await self._resync(conn, [welcome], msg.get("c"), msg.get("n"))
-            return  # no lobby to all: a watcher coming and going would grow the chain for ever
+            # A watcher learns the seats from a lobby in this round's chain: the first one to come
+            # puts one there, later ones find it in their resync, so watchers coming and going
+            # add at most one message to each chain.
+            if not self.lobbies.get(self.round_number):
+                await self._send_lobby()
+            return
         seat = self.seats[index]
         seat.conn, seat.away_since = conn, None
         self.spectators.discard(conn)  # a watcher that checked the host's key, then sat down

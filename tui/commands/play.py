@@ -9,6 +9,7 @@ import sys
 
 from engine.errors import IllegalMove, RecordError
 from engine.games import GAME_NAMES, GAMES, ZODIAK
+from engine.house import STANDARD, HouseRules
 from engine.zodiak import SIGNS
 from tui.matchsetup import DEFAULT_SPEED, MatchOptions, sign_of_today
 from tui.settings import load_settings
@@ -37,6 +38,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ascii", action="store_true",
                         help="letters instead of suit symbols and box drawing")
     parser.add_argument("--resume", action="store_true", help="continue the saved match")
+    add_house_argument(parser)
+
+
+def add_house_argument(parser: argparse.ArgumentParser) -> None:
+    """Declare --house, the match's house rules (docs/RECORDS.md "House rules")."""
+    parser.add_argument("--house", type=house_rules, default=STANDARD, metavar="RULES",
+                        help="house rules, e.g. max-row=4,target=3000: Hekata rows of at most 4"
+                             " cards, a match to 3,000 (default: the rules as written)")
+
+
+def house_rules(text: str) -> HouseRules:
+    """--house's value, or argparse's error with the reason."""
+    try:
+        return HouseRules.parse(text)
+    except IllegalMove as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def default_name() -> str:
@@ -56,7 +73,7 @@ def options_from(args: argparse.Namespace) -> MatchOptions:
         name=args.name or saved.name or default_name(),
         sign=args.sign or saved.sign or sign_of_today(),
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()) or ("greedy",),
-        seed=args.seed, speed=speed_of(args))
+        seed=args.seed, speed=speed_of(args), house=args.house)
 
 
 def speed_of(args: argparse.Namespace) -> float:

@@ -23,6 +23,7 @@ from textual.widgets import Footer, Header, Static
 
 from engine.errors import IllegalMove
 from engine.games import game_named
+from engine.house import HouseRules
 from engine.match import Round
 from netplay.session.events import (
     Event,
@@ -365,7 +366,9 @@ class GameScreen(Screen[None]):
         width = max((len(name) for name, _, _ in rows), default=4)
         lines = [f"{name:<{width}}{left}  {score_text(score, 40, self.ascii_only):>6}"
                  for name, score, left in rows]
-        return "\n".join(lines) + f"\n\nThe match is played to {self.target:,}."
+        max_row = getattr(self.view, "max_row", None)
+        house = f"\nHouse rule: rows of at most {max_row} cards." if max_row else ""
+        return "\n".join(lines) + f"\n\nThe match is played to {self.target:,}.{house}"
 
     def team_name(self, team: int) -> str:
         """A Hekata team named by its players."""
@@ -496,7 +499,13 @@ class GameScreen(Screen[None]):
 
     def action_help(self) -> None:
         game = self.session.game
-        self.app.push_screen(HelpScreen(str(getattr(game, "name", game))))
+        self.app.push_screen(HelpScreen(str(getattr(game, "name", game)), self.house_rules()))
+
+    def house_rules(self) -> HouseRules:
+        """The house rules this match is played by, as far as the view and the target show them."""
+        standard = game_named(str(self.session.game)).target
+        target = self.target if self.target and self.target != standard else None
+        return HouseRules(getattr(self.view, "max_row", None), target)
 
     def action_log_page(self, direction: int) -> None:
         log = self.log_widget

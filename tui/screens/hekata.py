@@ -102,7 +102,7 @@ class HekataScreen(GameScreen):
         if key != self._takers_key:
             self._takers_key = key
             self.takers = {d for d in set(self.hand)
-                           if view.table and best_trick(view.table, d) is not None}
+                           if view.table and best_trick(view.table, d, view.max_row) is not None}
 
     def _show_status(self, view: HekataDeal) -> None:
         if self.builder is not None:
@@ -157,7 +157,8 @@ class HekataScreen(GameScreen):
 
     async def _open_builder(self, view: HekataDeal, card: int) -> TrickBuilder:
         self._close_builder()
-        builder = TrickBuilder(view.table, card, self.ascii_only, id="builder")
+        builder = TrickBuilder(view.table, card, self.ascii_only, max_row=view.max_row,
+                               id="builder")
         await self.query_one("#builder-slot").mount(builder)
         self.add_class("-building")
         builder.focus()

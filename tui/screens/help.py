@@ -13,6 +13,8 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import ContentSwitcher, Footer, Markdown
 
+from engine.house import STANDARD, HouseRules
+
 PACKAGE = Path(__file__).resolve().parent.parent
 RULES = PACKAGE / "RULES.md"
 HOW_TO_PLAY = PACKAGE / "HOW_TO_PLAY.md"
@@ -48,14 +50,16 @@ class HelpScreen(ModalScreen[None]):
 
     showing: reactive[str] = reactive("how", bindings=True)
 
-    def __init__(self, game: str | None = None) -> None:
+    def __init__(self, game: str | None = None, house: HouseRules = STANDARD) -> None:
         super().__init__()
         self.game = game
+        self.house = house
 
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="how"):
             with VerticalScroll(id="how", classes="help-page"):
-                yield Markdown(how_to_play(self.game), id="how-text")
+                house = "" if self.house.standard else f"**{self.house.describe()}**\n\n"
+                yield Markdown(house + how_to_play(self.game), id="how-text")
             with VerticalScroll(id="rules", classes="help-page"):
                 yield Markdown(RULES.read_text(encoding="utf-8"), id="rules-text")
         yield Footer()

@@ -315,9 +315,12 @@ class TrickBuilder(Widget, can_focus=True):
     """Why the composed trick is not legal (check_trick's words); None when legal or empty."""
 
     def __init__(self, table: Sequence[int], card: int, ascii_only: bool = False, *,
-                 id: str | None = None, classes: str | None = None) -> None:
+                 max_row: int | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.table = tuple(parse_digit(digit) for digit in table)
+        self.max_row = max_row
+        """The house rules' longest row (engine.house), None for the rules as written."""
         self.card = card = parse_digit(card)
         self.ascii_only = ascii_only
         self.set_class(ascii_only, "-ascii")
@@ -411,7 +414,7 @@ class TrickBuilder(Widget, can_focus=True):
             try:
                 trick = Trick(tuple(
                     Row(tuple(self.faces[p] for p in row.positions), row.shift) for row in rows))
-                total = check_trick(self.table, self.card, trick)
+                total = check_trick(self.table, self.card, trick, self.max_row)
             except IllegalMove as exc:
                 reason = str(exc)
         self.total = total
@@ -528,7 +531,7 @@ class TrickBuilder(Widget, can_focus=True):
     def action_hint(self) -> None:
         """Load the best trick the engine finds, or say there is none."""
         try:
-            best = best_trick(self.table, self.card) if self.table else None
+            best = best_trick(self.table, self.card, self.max_row) if self.table else None
         except IllegalMove:
             best = None
         if best is None:
