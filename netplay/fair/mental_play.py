@@ -23,6 +23,7 @@ from netplay.fair.commit import LOCAL, TABLE, FairnessError
 from netplay.fair.mental_round import WATCHER, MentalRound, Owner
 
 Where = tuple[int, int]  # (epoch, position)
+MAX_EARLY = 64  # messages a party may send ahead of what this party has applied
 
 
 def played_texts(move: object) -> list[str]:
@@ -56,6 +57,8 @@ class MentalPlay:
     moves: list[tuple[int, Any]] = field(default_factory=list)  # (sender, move) not yet applied
     drawing: list[Where] | None = None  # the positions the first waiting move draws
     reshuffling: bool = False
+    early: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # not applicable yet
+    unshared: set[Where] = field(default_factory=set)  # drawn by the move that ended the round
 
     def __post_init__(self) -> None:
         self.seat_parties = tuple(self.seat_parties)
@@ -81,13 +84,37 @@ class MentalPlay:
         if msg.get("t") == "move":
             self._take_move(sender, msg)
             return
+        if not self._applicable(msg):
+            # A party that is behind (waiting for a draw's shares) hears of positions or an
+            # epoch it has not dealt or started yet: kept until it has.
+            if len(self.early) >= MAX_EARLY:
+                raise FairnessError(sender, "it sent too many messages ahead of the round")
+            self.early.append((sender, msg))
+            return
+        self._apply_message(sender, msg)
+        self._progress()
+
+    def _applicable(self, msg: dict[str, Any]) -> bool:
+        """Whether `msg` names only epochs and positions this party has reached."""
+        epoch, mental = msg.get("epoch"), self.mental
+        if type(epoch) is not int or mental.joint is None:
+            return True  # the round's own checks refuse what is malformed
+        if msg.get("t") == "mp_shuffle":
+            return epoch <= mental.epoch and bool(mental.decks)
+        positions = msg.get("positions")
+        if msg.get("t") != "mp_shares" or not isinstance(positions, list):
+            return True
+        dealt = len(mental.owners.get(epoch, ()))
+        return not any(type(q) is int and dealt <= q < 64 for q in positions) and (
+            epoch in mental.owners or epoch <= mental.epoch)
+
+    def _apply_message(self, sender: int, msg: dict[str, Any]) -> None:
         self.mental.receive(sender, msg)
         if msg.get("t") == "mp_shares":
             epoch = msg["epoch"]
             mine = [(epoch, q) for q in msg["positions"]]
             if all(self.mental.owners[epoch][q] == sender for _, q in mine):
                 self.offered.setdefault(sender, []).extend(mine)  # the cards it is playing
-        self._progress()
 
     def _take_move(self, sender: int, msg: dict[str, Any]) -> None:
         if msg.get("round") != self.round_no or msg.get("n") != self.moves_seen():
@@ -150,8 +177,24 @@ class MentalPlay:
             self._deal()
         if self.state is None:
             self._build_state()
-        while self.state is not None and self.moves and self._apply_first():
-            pass
+        while True:
+            retried = self._retry_early()
+            if self.state is not None and self.moves and self._apply_first():
+                continue
+            if not retried:
+                break
+
+    def _retry_early(self) -> bool:
+        """Apply the first kept message that applies now; whether one did."""
+        for i, (sender, msg) in enumerate(self.early):
+            if self._applicable(msg):
+                del self.early[i]
+                self._apply_message(sender, msg)
+                self._shuffle_if_my_turn()
+                if self.state is None and self.mental.decks[self.mental.epoch].ready:
+                    self._build_state()
+                return True
+        return False
 
     def _shuffle_if_my_turn(self) -> None:
         msg = self.mental.shuffle_message()
@@ -208,11 +251,16 @@ class MentalPlay:
         except IllegalMove as exc:
             raise FairnessError(sender, f"its move is illegal: {exc}") from None
         count = len(trial.history[-1].drawn)
-        drawn = self._draw(seat, count, state) if count else []
+        # Cards drawn by the move that ends the round are only counted (tui/RULES.md 1.6):
+        # they stay encrypted, so nobody waits for their shares after the round is over.
+        ends = trial.round_over
+        drawn = self._draw(seat, count, state, share=not ends) if count else []
         if drawn is None:
             return False
+        if ends:
+            self.unshared.update(drawn)
         cards = [self.mental.known.get(w) for w in drawn]
-        if self.seat_parties[seat] == self.party:
+        if self.seat_parties[seat] == self.party and not ends:
             if None in cards:
                 return False  # the others' shares of what it draws have not all come yet
             state.push(move, [self.rules.parse_card(c) for c in cards])  # type: ignore[arg-type]
@@ -224,7 +272,7 @@ class MentalPlay:
         self.drawing = None
         return True
 
-    def _draw(self, seat: int, count: int, state: Any) -> list[Where] | None:
+    def _draw(self, seat: int, count: int, state: Any, share: bool = True) -> list[Where] | None:
         """The positions a draw of `count` takes, dealt once (after a reshuffle's chain)."""
         if self.drawing is not None:
             return self.drawing
@@ -249,12 +297,28 @@ class MentalPlay:
                 self.seat_of[(epoch, q)] = seat
         if len(taken) != count:
             raise FairnessError(LOCAL, "the engine drew more cards than the decks hold")
-        if self.seat_parties[seat] != self.party and self.party != WATCHER:
+        if share and self.seat_parties[seat] != self.party and self.party != WATCHER:
             for epoch in sorted({e for e, _ in taken}):
                 self.outbox.append(self.mental.shares_message(
                     epoch, [q for e, q in taken if e == epoch]))
         self.drawing = taken
         return taken
+
+    def settled(self) -> bool:
+        """Whether the round is over and every party has sent every share it owes, so that
+        no party still waits for one (the host starts the next round only then)."""
+        mental = self.mental
+        if self.state is None or not self.state.round_over or self.moves or self.early:
+            return False
+        for epoch, owners in mental.owners.items():
+            for q, owner in enumerate(owners):
+                if (epoch, q) in self.unshared:
+                    continue
+                have = set(mental.shares.get((epoch, q), {})) | set(
+                    mental.unchecked.get((epoch, q), {}))
+                if not set(mental.parties) - {owner} <= have:
+                    return False
+        return True
 
     def drain(self) -> list[dict[str, Any]]:
         """The messages this party owes the others, oldest first; the outbox is emptied."""

@@ -205,6 +205,9 @@ class ClientChecks:
 
     def _on_fwd(self, msg: dict[str, Any]) -> None:
         seat, wire = get_field(msg, "seat", int), msg.get("m")
+        if self.mental is not None:
+            self._on_mental_fwd(seat, wire)
+            return
         payload = self._append_inner(nonce_sender(seat), wire)
         if seat == self.my_seat:
             self._heads["nonce"].advance(SignedMessage.from_wire(wire))
@@ -323,6 +326,13 @@ class ClientChecks:
         return card
 
     def _on_deal(self, msg: dict[str, Any]) -> None:
+        if msg.get("parties") is not None:
+            number = get_field(msg, "round", int)
+            if self.ledger is None or self.ledger.number != number:
+                self.ledger = RoundLedger(self.game, self.table, number, self.my_seat)
+            self._on_mental_deal(msg)
+            return
+        self.mental = None
         ledger = self._ledger(get_field(msg, "round", int))
         players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
         if players != len(self.ids):
@@ -394,7 +404,8 @@ class ClientChecks:
         if first != len(ledger.early_seeds):
             self._fault(FairnessError(DEALER, f"revealed the seeds from shuffle {first} on, but"
                                       f" this client has {len(ledger.early_seeds)} before them"))
-        failures = ledger.verdict(ledger.early_seeds + get_field(msg, "seeds", list), scores)
+        failures = (list(ledger.failures) if self.mental is not None
+                    else ledger.verdict(ledger.early_seeds + get_field(msg, "seeds", list), scores))
         ledger.ended = True
         if self.chain is not None:
             self._digests[ledger.number] = self.chain.digest  # signed into our next reveal

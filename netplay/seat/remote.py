@@ -42,6 +42,7 @@ from netplay.fair import (
     TranscriptChain,
 )
 from netplay.fair.fingerprint import host_matches, table_fingerprint
+from netplay.fair.mental_play import MentalPlay
 from netplay.messages import Frame, HostAway, HostBack, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     MAX_TABLE_ID,
@@ -63,6 +64,7 @@ from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
 from netplay.seat.checks import ClientChecks
 from netplay.seat.keyfile import SeatIdentity
+from netplay.seat.mental import SeatMental
 from netplay.session.events import (
     Event,
     GameSession,
@@ -85,7 +87,7 @@ ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not c
 
 
 @dataclass
-class RemoteSession(ClientChecks, GameSession):
+class RemoteSession(SeatMental, ClientChecks, GameSession):
     """Your seat at a table served by a host through a relay."""
 
     url: str = ""
@@ -128,6 +130,8 @@ class RemoteSession(ClientChecks, GameSession):
     _http: aiohttp.ClientSession | None = None
     _task: asyncio.Task | None = None
     _started_match: bool = False
+    mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
+    _shown: int = 0  # the moves of that round shown so far
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
@@ -311,7 +315,9 @@ class RemoteSession(ClientChecks, GameSession):
             "reveal": self._on_reveal, "fwd": self._on_fwd, "deck": self._on_deck,
             "deal": self._on_deal, "moved": self._on_moved, "round_end": self._on_round_end,
             "seeds": self._on_seeds,
-            "match_end": self._on_match_end,
+            "match_end": self._on_match_end, "mp_key": self._on_mental_host,
+            "mp_shuffle": self._on_mental_host, "mp_shares": self._on_mental_host,
+            "move": self._on_mental_host,
         }.get(msg["t"])
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
@@ -467,6 +473,12 @@ class RemoteSession(ClientChecks, GameSession):
         if self.my_seat is None:
             raise IllegalMove("you are watching, not playing")
         view.check(move, self.my_seat)
+        if self.mental is not None:
+            self._mental_submit(move)
+            outgoing, self._out = self._out, []
+            for body in outgoing:
+                await self._send(body)
+            return
         openings: list[CardOpening] = []
         for card in played_cards(move):
             found = next((o for o in ledger.mine if o.card == card and o not in openings), None)
@@ -545,7 +557,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             break
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
-                or not session.trusted or not session.queue.empty()):
+                or not session.trusted or not session.queue.empty()
+                or (session.mental is not None and session.mental.moves)):
             continue
         position = (session.round_number, len(view.history))
         if position == answered and not isinstance(event, Notice):

@@ -35,7 +35,8 @@ from netplay.protocol import (
     played_cards,
 )
 from netplay.protocol import field as get_field
-from netplay.table.inbound import MAX_SIGNED_PAYLOAD, check_signed_payload
+from netplay.table.inbound import MAX_SHUFFLE_PAYLOAD, MAX_SIGNED_PAYLOAD, check_signed_payload
+from netplay.table.mental import MENTAL_KINDS
 
 MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 
@@ -127,11 +128,24 @@ class HostDealing:
             message = verify_message(seat.public(), msg.get("m"), index)
         except FairnessError as exc:
             raise ProtocolError("bad_signature", exc.reason) from None
-        if len(message.payload) > MAX_SIGNED_PAYLOAD:
+        size = len(message.payload)
+        if size > (MAX_SHUFFLE_PAYLOAD if self.mental is not None else MAX_SIGNED_PAYLOAD):
             raise ProtocolError("bad_frame", f"a signed payload is at most {MAX_SIGNED_PAYLOAD}"
-                                " bytes")
+                                f" bytes (a shuffle's, {MAX_SHUFFLE_PAYLOAD})")
         body = inner(message.payload)
         check_signed_payload(body)
+        if body["t"] not in ("mp_shuffle", "mp_shares") and size > MAX_SIGNED_PAYLOAD:
+            raise ProtocolError("bad_frame", f"a signed payload is at most {MAX_SIGNED_PAYLOAD}"
+                                " bytes")
+        if self.mental is not None and body["t"] in MENTAL_KINDS:
+            head = self._seat_head(index, "move")
+            if message.seq < head.seq:
+                return  # sent again after a reconnect; the first copy was accepted
+            if not head.follows(message):
+                raise ProtocolError("stale", "that message does not follow your last accepted"
+                                    " one")
+            await self._on_mental_signed(index, message, body)
+            return
         kind = "move" if body["t"] == "move" else "nonce"
         head = self._seat_head(index, kind)
         if message.seq < head.seq:

@@ -42,6 +42,7 @@ from netplay.fair import (
     Identity,
     SignedMessage,
 )
+from netplay.fair.mental_play import MentalPlay
 from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     ChainHead,
@@ -64,6 +65,7 @@ from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import Epoch, HostDealing
 from netplay.table.inbound import FIELDS, check_fields
 from netplay.table.lobby import HostConfig, HostLobby, Seat
+from netplay.table.mental import HostMental
 from netplay.table.store import HostStore
 
 __all__ = ["Host", "HostConfig", "Seat"]
@@ -86,7 +88,7 @@ LINGER_SECONDS = 5.0
 
 
 @dataclass
-class Host(HostLobby, HostDealing, HostStore):
+class Host(HostLobby, HostDealing, HostMental, HostStore):
     """The dealer of one table."""
 
     config: HostConfig
@@ -106,6 +108,7 @@ class Host(HostLobby, HostDealing, HostStore):
     head: ChainHead | None = None
     heads: dict[str, ChainHead] = field(default_factory=dict)  # each seat chain's accepted head
     epochs: list[Epoch] = field(default_factory=list)
+    mental: MentalPlay | None = None  # the host's view of a round dealt by mental poker
     precommits: dict[str, list] = field(default_factory=dict)  # "round/epoch/seat" -> proof
     relay: RelayConnection | None = None
     on_event: Callable[[str], None] = print
@@ -254,6 +257,9 @@ class Host(HostLobby, HostDealing, HostStore):
             if number == 1:
                 await self._await_first_commits()  # still in chain 0, where they are signed
             self._new_chain(number)
+        if self.config.mental:
+            await self._mental_deal(number)
+            return
         deck = await self._shuffle(0, canonical_deck(self.config.game))
         if self.finished:
             return
@@ -349,15 +355,17 @@ class Host(HostLobby, HostDealing, HostStore):
         self._wake.set()
 
     async def _end_round(self) -> None:
-        state, record, match = self.state, self.record, self.match
-        assert state is not None and record is not None and match is not None
-        winner = deal_winner(record.scores, state)
+        state, match = self.state, self.match
+        assert state is not None and match is not None
+        before = list(match.scores)  # the round's scores at its start, as the record's
+        winner = deal_winner(before, state)
         points = (state.points() if isinstance(state, zodiak.ZodiakRound)
-                  else max(b - a for a, b in zip(record.scores, state.scores)))
-        seeds = [self._revealed_seed(e) for e in range(len(self.epochs))]
+                  else max(b - a for a, b in zip(before, state.scores)))
+        seeds = [] if self.mental is not None else [
+            self._revealed_seed(e) for e in range(len(self.epochs))]
         # A round with very many reshuffles reveals its seeds in `seeds` messages first, so that
         # `round_end` stays bounded; sent before the round is scored, a restart sends them again.
-        first = (len(seeds) - 1) // SEEDS_PER_MESSAGE * SEEDS_PER_MESSAGE
+        first = max(0, (len(seeds) - 1) // SEEDS_PER_MESSAGE * SEEDS_PER_MESSAGE)
         for start in range(0, first, SEEDS_PER_MESSAGE):
             await self._broadcast("seeds", round=self.round_number, first=start,
                                   seeds=seeds[start:start + SEEDS_PER_MESSAGE])
@@ -410,6 +418,9 @@ class Host(HostLobby, HostDealing, HostStore):
                 position, turn_began = (id(state), len(state.history)), time.monotonic()
             occupant = self.seats[seat]
             timed_out = False
+            if self.mental is not None and (occupant.bot is None or self.mental.moves):
+                await self._wake.wait()  # only a person's key plays a person's cards
+                continue
             if occupant.bot is None and occupant.away_since is None:
                 limit = self.config.turn_seconds
                 left = turn_began + limit - time.monotonic() if limit else 0.0
@@ -437,5 +448,8 @@ class Host(HostLobby, HostDealing, HostStore):
             move = await choose_off_loop(bot, state.view(seat))
             if self.state is not state or state.turn != seat or len(state.history) != n:
                 continue  # the table moved on while the bot was thinking
+            if self.mental is not None:
+                await self._locked(lambda s=seat, m=move: self._mental_bot_move(s, m))
+                continue
             await self._locked(lambda s=seat, n=n, m=move, t=timed_out: self._apply(
                 s, n, m, timed_out=t))

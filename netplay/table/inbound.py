@@ -13,6 +13,8 @@ from typing import Any
 from netplay.messages import ProtocolError
 
 MAX_SIGNED_PAYLOAD = 4096  # a seat's move or nonce: a long Zodiak run's openings fit thrice
+MAX_SHUFFLE_PAYLOAD = 10_400  # a 52-card mp_shuffle (deck and proof: 10,144 bytes), or the
+# mp_shares of a whole deal (at most 64 positions of 96 bytes)
 MAX_PROOF = 64
 MAX_RAW_NAME = 1000  # kept: the first MAX_NAME printable characters
 MAX_RAW_CHAT = 1200  # kept: MAX_CHAT printable characters
@@ -31,6 +33,9 @@ SIGNED_FIELDS: dict[str, frozenset[str]] = {
     "move": frozenset({"t", "round", "n", "move", "open"}),
     "nonce_commit": frozenset({"t", "round", "epoch", "commit"}),
     "nonce": frozenset({"t", "round", "epoch", "nonce", "next", "seen"}),
+    "mp_key": frozenset({"t", "round", "epoch", "key"}),
+    "mp_shuffle": frozenset({"t", "round", "epoch", "step", "deck"}),
+    "mp_shares": frozenset({"t", "round", "epoch", "positions", "shares"}),
 }
 _LENGTHS = {"name": MAX_RAW_NAME, "sign": 20, "text": MAX_RAW_CHAT, "kind": 20,
             "token": 16, "owner": 64, "proof": MAX_PROOF, "id": 64}

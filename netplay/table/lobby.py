@@ -74,6 +74,7 @@ class HostConfig:
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
     require_ready: bool = False  # start only when every person has said they are ready
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
+    mental: bool = False  # deal by mental poker (FAIRNESS.md A8): the host sees no person's card
     house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
 
 

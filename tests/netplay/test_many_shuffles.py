@@ -26,6 +26,9 @@ class CountsSeeds(Host):
         await super()._broadcast(t, **fields)
 
 
+MATCHES_TRIED = 4
+
+
 async def match_with_split_seeds() -> tuple[CountsSeeds, list]:
     relay = await start_relay()
     try:
@@ -50,8 +53,13 @@ async def match_with_split_seeds() -> tuple[CountsSeeds, list]:
 
 def test_seeds_revealed_ahead_of_round_end_are_audited(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(host_module, "SEEDS_PER_MESSAGE", 1)
-    host, found = asyncio.run(match_with_split_seeds())
-    assert host.seeds_sent > 0, "no round of this match reshuffled; pick another seed"
+    # Every seat's random nonce shapes the deck, so no seed makes a match reshuffle for sure;
+    # almost every four-player match does, and a few more matches make a miss vanishingly rare.
+    for _ in range(MATCHES_TRIED):
+        host, found = asyncio.run(match_with_split_seeds())
+        if host.seeds_sent:
+            break
+    assert host.seeds_sent > 0, f"none of {MATCHES_TRIED} matches reshuffled"
     expected = host.result()
     for result in found:
         assert result is not None and result["verified"], result

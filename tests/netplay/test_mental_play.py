@@ -83,7 +83,7 @@ def test_honest_rounds_end_the_same_for_every_party(game: str, people: int, play
     assert moves
     assert len({outcome(play) for play in parties.values()}) == 1
     first = next(iter(parties.values()))
-    assert first.state.round_over
+    assert first.state.round_over and all(play.settled() for play in parties.values())
     public = {first.mental.known[w] for w in first.mental.public}
     for party, play in parties.items():
         assert {play.mental.known[w] for w in play.mental.public} == public

@@ -63,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--reveal-timeout", type=float, default=10.0,
                         help="seconds a connected seat may take to commit to or reveal its"
                         " nonce before the shuffle goes on without it (default 10)")
+    parser.add_argument("--mental", action="store_true",
+                        help="deal by mental poker (docs/FAIRNESS.md Part A): this host sees only"
+                        " its bots' cards; no person may stay away or time out")
     parser.add_argument("--save", type=Path, metavar="FILE", help="where the game is saved")
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
@@ -127,7 +130,7 @@ async def host_main(args: argparse.Namespace) -> int:
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),
         require_ready=not args.headless, turn_seconds=args.turn_seconds or None,
-        reveal_timeout=args.reveal_timeout, house=args.house,
+        reveal_timeout=args.reveal_timeout, mental=args.mental, house=args.house,
     )
     if args.turn_seconds < 0 or args.reveal_timeout <= 0:
         print("cardtui host: --turn-seconds must not be negative, --reveal-timeout positive",
