@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import asyncssh
-from bench_serve import MARKER, free_port
+from bench_serve import MARKER, free_port, wait_until_serving
 from bench_ssh import machine, one_session
 
 PASSWORD = "correct horse"
@@ -42,13 +42,7 @@ async def start_server(scratch: Path) -> tuple[asyncio.subprocess.Process, int]:
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         env={**os.environ, "XDG_DATA_HOME": str(scratch), "CARDTUI_SSH_PASSWORD": PASSWORD},
     )
-    assert server.stdout is not None
-    banner = b""
-    while b"Stop with Ctrl-C." not in banner:
-        line = await asyncio.wait_for(server.stdout.readline(), 30)
-        if not line:
-            raise RuntimeError(f"cardtui serve ended early: {banner.decode()}")
-        banner += line
+    await wait_until_serving(server)
     return server, ssh_port
 
 

@@ -47,6 +47,17 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+async def wait_until_serving(server: asyncio.subprocess.Process) -> None:
+    """Read `cardtui serve`'s start-up message until it says it is serving, or fail."""
+    assert server.stdout is not None
+    banner = b""
+    while b"Stop with Ctrl-C." not in banner:
+        line = await asyncio.wait_for(server.stdout.readline(), 30)
+        if not line:
+            raise RuntimeError(f"cardtui serve ended early: {banner.decode()}")
+        banner += line
+
+
 async def start_server(scratch: Path, sessions: int,
                        cold: bool) -> tuple[asyncio.subprocess.Process, int]:
     """Start `cardtui serve` admitting all the sessions and return it with its SSH port."""
@@ -60,13 +71,7 @@ async def start_server(scratch: Path, sessions: int,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
         env={**os.environ, "XDG_DATA_HOME": str(scratch)},
     )
-    assert server.stdout is not None
-    banner = b""
-    while b"Stop with Ctrl-C." not in banner:
-        line = await asyncio.wait_for(server.stdout.readline(), 30)
-        if not line:
-            raise RuntimeError(f"cardtui serve ended early: {banner.decode()}")
-        banner += line
+    await wait_until_serving(server)
     return server, ssh_port
 
 

@@ -20,6 +20,7 @@ import pytest
 
 from tests.e2e import test_serve
 from tests.e2e.conftest import ssh_argv
+from tests.e2e.test_door_limits import read_to_end
 from tests.e2e.test_serve import (
     SERVER_LOGIN,
     WAIT_SECONDS,
@@ -330,7 +331,7 @@ async def test_silent_connections_to_the_browser_door_are_capped_per_address(
             sock.bind(("127.0.0.2", 0))
             await loop.sock_connect(sock, ("127.0.0.1", server.web_port))
             silent.append(sock)
-        ended = [asyncio.create_task(_read_to_end(sock)) for sock in silent]
+        ended = [asyncio.create_task(read_to_end(sock)) for sock in silent]
 
         async def eight_closed() -> bool:
             return sum(task.done() for task in ended) == 8
@@ -347,15 +348,6 @@ async def test_silent_connections_to_the_browser_door_are_capped_per_address(
     finally:
         for sock in silent:
             sock.close()
-
-
-async def _read_to_end(sock: socket.socket) -> None:
-    loop = asyncio.get_running_loop()
-    try:
-        while await loop.sock_recv(sock, 4096):
-            pass
-    except ConnectionResetError:
-        pass
 
 
 async def test_idle_browser_and_ssh_sessions_are_closed(serve: ServerMaker,
