@@ -91,6 +91,11 @@ class Server:
 
 ServerMaker = Callable[..., Awaitable[Server]]
 
+PORT_TRIES = 3
+
+
+class PortTaken(Exception):
+    """`cardtui serve` could not bind a port that was free a moment before."""
 
 @pytest.fixture
 async def serve(tmp_path: Path) -> AsyncIterator[ServerMaker]:
@@ -99,6 +104,19 @@ async def serve(tmp_path: Path) -> AsyncIterator[ServerMaker]:
 
     async def start(*options: str, host_key: bool = True, web: bool = True,
                     wrapper: tuple[str, ...] = (), **environment: str) -> Server:
+        # A port found free can be taken by another test's process before serve binds it:
+        # start again on fresh ports then, a few times at most.
+        for _ in range(PORT_TRIES - 1):
+            try:
+                return await start_once(*options, host_key=host_key, web=web, wrapper=wrapper,
+                                        **environment)
+            except PortTaken:
+                pass
+        return await start_once(*options, host_key=host_key, web=web, wrapper=wrapper,
+                                **environment)
+
+    async def start_once(*options: str, host_key: bool, web: bool,
+                         wrapper: tuple[str, ...], **environment: str) -> Server:
         ssh_port, port, web_port = free_port(), free_port(), free_port()
         argv = [*wrapper, sys.executable, "-m", "tui.cli", "serve", "--bind", "127.0.0.1",
                 "--ssh-port", str(ssh_port), "--port", str(port),
@@ -112,6 +130,9 @@ async def serve(tmp_path: Path) -> AsyncIterator[ServerMaker]:
         banner = ""
         while "Stop with Ctrl-C." not in banner:
             line = await asyncio.wait_for(process.stdout.readline(), WAIT_SECONDS)
+            if not line and "address already in use" in banner:
+                await process.wait()
+                raise PortTaken(banner)
             assert line, f"cardtui serve ended early:\n{banner}"
             banner += line.decode()
         server = Server(process, ssh_port, port, web_port, banner)
