@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from engine import hekata, zodiak
 from engine.cards import Card
@@ -295,7 +295,7 @@ class RoundLedger:
             state = game_named(self.game).deal(decks[0], players, signs, dealer, start_scores,
                                                self.house)
             if isinstance(state, zodiak.ZodiakRound):
-                state.reshuffles = decks[1:]
+                state.reshuffles = cast(list[list[Card]], decks[1:])  # Zodiak's cards are Cards
             for number, (seat, move) in enumerate(self.moves):
                 if state.turn != seat:
                     return f"replaying the revealed deck, move {number} was not seat {seat}'s"
