@@ -20,6 +20,7 @@ from engine.match import Match, Round
 from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, PublicIdentity, SignedMessage
 from netplay.fair.mental_play import MentalPlay
+from netplay.machine import DiskFlusher
 from netplay.protocol import ChainHead
 from netplay.relay.client import RelayConnection
 from netplay.relay.guard import TokenBucket
@@ -145,6 +146,7 @@ class TableState(ABC):
     _nonce_wake: asyncio.Event = field(default_factory=asyncio.Event)
     _game_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _flusher: DiskFlusher = field(default_factory=DiskFlusher)
 
     # -- netplay/table/host.py ------------------------------------------------
 
