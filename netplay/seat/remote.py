@@ -132,6 +132,10 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
     _started_match: bool = False
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     _shown: int = 0  # the moves of that round shown so far
+    _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)
+    _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
+    away_seconds: float | None = None  # the table's away time, from its welcome
+    away_for: float = 0.0  # how long this seat's last absence from the table lasted
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
@@ -207,8 +211,10 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
             if self.closed or self.result is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
+            lost_at = time.monotonic()
             if not await self._reconnect(delay):
                 break
+            self.away_for = time.monotonic() - lost_at
         await self._shutdown_connection()
         self.closed = True
         if self.gone is not None:
@@ -286,6 +292,8 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
         except IllegalMove as exc:
             raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
         self.is_owner = msg.get("owner") is True
+        away = msg.get("away_seconds")
+        self.away_seconds = float(away) if type(away) in (int, float) and away >= 0 else None
         limit = get_field(msg, "turn_seconds", int, optional=True)
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.get("host"))
