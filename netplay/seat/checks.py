@@ -70,6 +70,7 @@ class ClientChecks:
         if self.phase == "marker":
             return  # the end of a resync this seat refused, or of none: it still waits for one
         self.phase = "live"
+        self._ever_live = True
         self._resend_unforwarded()
         self._duties()
 

@@ -93,6 +93,8 @@ class SeatMental:
 
     def _was_away(self) -> bool:
         """Whether this seat's last absence was long enough for an honest host to void it."""
+        if not self._ever_live:
+            return True  # this process started after the deal: its person was not here
         return self.away_for >= max(MIN_AWAY_SECONDS, self.away_seconds or 0.0)
 
     # -- every message this seat signs comes back forwarded ---------------------------

@@ -136,6 +136,7 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
     _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
     away_seconds: float | None = None  # the table's away time, from its welcome
     away_for: float = 0.0  # how long this seat's last absence from the table lasted
+    _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
