@@ -27,6 +27,7 @@ from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
 from netplay.protocol import field as get_field
 from netplay.protocol import inner, pack, read_numbers, unpack
+from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
@@ -38,7 +39,7 @@ MIN_AWAY_SECONDS = 5.0
 and the table's away time (an honest host waits its away time before it voids a round)."""
 
 
-class SeatMental:
+class SeatMental(SeatState):
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
     def _on_mental_deal(self, msg: dict[str, Any]) -> None:
