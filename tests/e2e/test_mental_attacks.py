@@ -65,6 +65,7 @@ def shown_round(procs: Procs, seat: int, number: int) -> bool:
     return re.search(rf"^round {number}$", procs.log(f"seat{seat}"), re.MULTILINE) is not None
 
 
+@pytest.mark.timeout(900)  # a whole match, on a machine that may be busy
 def test_hostile_host_trying_every_decryption_never_opens_a_persons_card(procs: Procs) -> None:
     """The host records every message and, after each, tries every subset of the shares it
     holds with its own key on every dealt position, and its key on every ciphertext of every
