@@ -37,7 +37,10 @@ import traceback
 from collections import deque
 from typing import Any
 
-FORWARDED_ENV = ("TERM", "LANG", "LC_ALL", "COLORTERM")
+FORWARDED_ENV = ("TERM", "LANG", "LC_ALL", "COLORTERM", "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM",
+                 "COLUMNS", "ROWS", "TERM_PROGRAM", "TERM_PROGRAM_VERSION")
+# The one driver a request may ask for instead of the terminal's: textual-serve's (the browser door).
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
 REQUEST_SECONDS = 5.0  # a client that says nothing must not stall the rest
 # Sessions drawing their first lobby at once: one per core keeps the cores busy without
 # splitting them among everyone (a session waiting on the tables API gives its core up).
@@ -185,6 +188,7 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
         environment = request.get("env", {})
         if isinstance(environment, dict):
             os.environ.update({k: str(v) for k, v in environment.items() if k in FORWARDED_ENV})
+            _use_driver(environment.get("TEXTUAL_DRIVER"))
         # The streams were made for the warm process's pipes; the app needs the terminal's.
         sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
@@ -207,6 +211,17 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
         except OSError:
             pass
     return code
+
+
+def _use_driver(driver: object) -> None:
+    """Set what Textual read from the environment when the warm process imported it."""
+    import textual.constants
+
+    if driver == WEB_DRIVER:
+        os.environ["TEXTUAL_DRIVER"] = WEB_DRIVER
+        textual.constants.DRIVER = WEB_DRIVER  # type: ignore[misc]
+    textual.constants.COLOR_SYSTEM = os.environ.get(  # type: ignore[misc]
+        "TEXTUAL_COLOR_SYSTEM", textual.constants.COLOR_SYSTEM)
 
 
 def _follow_requester(conn: socket.socket) -> None:
