@@ -27,6 +27,9 @@ WARM_START_SECONDS = 30.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
+    from engine.bots import BOT_KINDS
+    from tui.commands.netargs import add_think_argument
+
     parser.add_argument("--ssh-port", type=int, default=2222, help="SSH port (default 2222)")
     parser.add_argument("--port", type=int, default=7777,
                         help="relay and tables HTTP port (default 7777); it listens on loopback"
@@ -69,6 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              " from a warm process (slower, uses more memory)")
     parser.add_argument("--bot-speed", type=float, default=0.6,
                         help="seconds between bot moves")
+    parser.add_argument("--bot-kind", choices=BOT_KINDS, default="greedy",
+                        help="the bots of a table whose creator chose none: greedy (default),"
+                             " random or expert")
+    add_think_argument(parser)
 
 
 def default_host_key() -> Path:
@@ -224,7 +231,8 @@ async def serve(args: argparse.Namespace) -> int:
                                        empty_seconds=args.empty_table_seconds,
                                        bot_delay=args.bot_speed,
                                        away_timeout=args.away_seconds,
-                                       turn_seconds=args.turn_seconds or None),
+                                       turn_seconds=args.turn_seconds or None,
+                                       bot_kind=args.bot_kind, think=args.think),
                            tables_per_remote_address=opened.limits.tables_per_address)
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []
