@@ -29,6 +29,7 @@ from engine.cards import Card, french_deck, hekata_deck
 from engine.playout import (
     ACES,
     EIGHTS,
+    FOLLOW,
     RANK,
     RANK_MASK,
     SUIT,
@@ -106,6 +107,9 @@ class ZodiakBelief:
                         owned[seat][pool] -= 1
                         held[seat].play(pool, card_index(card))
                     pile.append(card)
+                if seat != me:
+                    held[seat].exclude(_left_unplayed(cards, pile[-len(cards) - 1], declared,
+                                                      view.zodiac_card(seat)))
                 declared = effect.move.declared
                 penalty_from_ace = len(cards) == 1 and cards[0].rank == 1
                 forced = len(cards) == 1 and cards[0] == view.zodiac_card(seat)
@@ -217,6 +221,22 @@ def _could_start(top: Card | None, declared: str | None, penalty_from_ace: bool)
         return SUIT_MASK["SHDC".index(declared)] | EIGHTS
     top_index = card_index(top)
     return SUIT_MASK[SUIT[top_index]] | RANK_MASK[RANK[top_index]] | EIGHTS
+
+
+def _left_unplayed(cards: tuple[Card, ...], top: Card | None, declared: str | None,
+                   zodiac_card: Card) -> int:
+    """The cards a player who shed as much as it could cannot have kept after playing `cards`.
+
+    Every card added to a run sheds one more, so such a player stops a run only when no card
+    in hand may follow its last card (RULES 1.3), and plays a lone wild eight only when nothing
+    else could start a run. A lone ace or zodiac card is played for its effect and says nothing.
+    """
+    first = cards[0]
+    if len(cards) == 1 and (first.rank == 1 or first == zodiac_card):
+        return 0
+    if len(cards) == 1 and first.rank == 8:
+        return _could_start(top, declared, False) & ~EIGHTS
+    return FOLLOW[card_index(cards[-1])]
 
 
 class _Slots:
