@@ -152,10 +152,13 @@ class LobbyScreen(Screen[None]):
 
     tables: reactive[tuple[TableInfo, ...]] = reactive(tuple, always_update=True)
 
-    def __init__(self, client: TablesClient, name: str) -> None:
+    def __init__(self, client: TablesClient, name: str,
+                 listing: tuple[list[TableInfo], int] | None = None) -> None:
         super().__init__()
         self.client = client
         self.player_name = name
+        # A listing and its version fetched before the app started: shown in the first frame.
+        self._prefetched = listing
         self._first_listing = True
         self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
 
@@ -177,12 +180,17 @@ class LobbyScreen(Screen[None]):
         for label, width in COLUMNS:
             table.add_column(label, width=max(len(label), width))
         table.focus()
-        self.watch_listing()
+        if self._prefetched is None:
+            self.watch_listing()
+            return
+        listing, version = self._prefetched
+        self._show(tuple(listing))
+        # Changes are watched for once the first frame is out: it is what a new visitor waits for.
+        self.call_after_refresh(self.watch_listing, version)
 
     @work(exclusive=True, group="watch")
-    async def watch_listing(self) -> None:
-        """Show the listing, then each change of it as the server announces it."""
-        version: int | None = None
+    async def watch_listing(self, version: int | None = None) -> None:
+        """Show the listing (unless version, shown already), then each change of it."""
         while True:
             try:
                 listing, version = await self.client.watch(version)
