@@ -36,7 +36,7 @@ from netplay.messages import (
     read_send,
 )
 from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
-from netplay.relay.wire import new_room_code, parse_room_code
+from netplay.relay.wire import parse_room_code, room_code_for
 
 HOST_CONN = 0
 
@@ -137,10 +137,11 @@ class Room:
     __slots__ = ("away_timer", "code", "host", "host_secret", "last_active", "next_conn", "opener",
                  "seats")
 
-    def __init__(self, code: str, now: float, opener: str = "") -> None:
+    def __init__(self, code: str, now: float, opener: str = "",
+                 host_secret: bytes | None = None) -> None:
         self.code = code
         self.opener = opener
-        self.host_secret = secrets.token_bytes(32)
+        self.host_secret = host_secret if host_secret is not None else secrets.token_bytes(32)
         self.host: Conn | None = None
         self.seats: dict[int, Conn] = {}
         self.next_conn = 1
@@ -337,21 +338,20 @@ class Relay:
             raise ProtocolError("not_allowed", "this connection is already in a room")
         code_text = msg.room
         if code_text is None:
-            if len(self.rooms) >= self.max_rooms:
-                raise ProtocolError("too_many_rooms", "this relay is full; try again later")
-            if (conn.address not in self.limits.exempt_addresses
-                    and self.book.rooms_of(conn.address) >= self.limits.max_rooms_per_address):
-                raise ProtocolError("too_many_rooms", f"{self.limits.max_rooms_per_address} rooms"
-                                    " are open from your address already")
-            room = Room(self.unused_code(), now, conn.address)
-            self.book.room_opened(conn.address)
-            self.rooms[room.code] = room
-            self.stats.rooms_opened += 1
+            room = self.new_room(conn, now, *self.unused_code())
         else:
             secret = msg.host_secret
             if secret is None:
                 raise ProtocolError("bad_frame", "'open' with a 'room' needs a field 'host_secret'")
-            room = self.find_room(code_text)
+            try:
+                room = self.find_room(code_text)
+            except ProtocolError as err:
+                # A relay that restarted forgot its rooms: the secret a code stands for opens
+                # that code again, so the host (and then its seats) carry on under it.
+                if (err.code != "no_such_room" or len(secret) != 32
+                        or not hmac.compare_digest(room_code_for(secret), _canonical(code_text))):
+                    raise
+                room = self.new_room(conn, now, room_code_for(secret), secret)
             if not hmac.compare_digest(secret, room.host_secret):
                 raise ProtocolError("not_allowed", "wrong host secret for this room")
             if room.host is not None:
@@ -465,11 +465,26 @@ class Relay:
             raise ProtocolError("no_such_room", "no room with that code is open here")
         return room
 
-    def unused_code(self) -> str:
-        """A fresh room code not in use (collisions at 50 bits are rare but cheap to rule out)."""
-        while (code := new_room_code()) in self.rooms:
+    def unused_code(self) -> tuple[str, bytes]:
+        """A fresh host secret and the code it stands for, not in use (collisions at 50 bits
+        are rare but cheap to rule out)."""
+        while (code := room_code_for(secret := secrets.token_bytes(32))) in self.rooms:
             pass
-        return code
+        return code, secret
+
+    def new_room(self, conn: Conn, now: float, code: str, secret: bytes) -> Room:
+        """A room opened from conn's address, within the relay's and the address's limits."""
+        if len(self.rooms) >= self.max_rooms:
+            raise ProtocolError("too_many_rooms", "this relay is full; try again later")
+        if (conn.address not in self.limits.exempt_addresses
+                and self.book.rooms_of(conn.address) >= self.limits.max_rooms_per_address):
+            raise ProtocolError("too_many_rooms", f"{self.limits.max_rooms_per_address} rooms"
+                                " are open from your address already")
+        room = Room(code, now, conn.address, secret)
+        self.book.room_opened(conn.address)
+        self.rooms[room.code] = room
+        self.stats.rooms_opened += 1
+        return room
 
     def expire_room(self, room: Room) -> None:
         """Close a room whose host never came back."""
@@ -517,6 +532,13 @@ class Relay:
             await target.ws.send_bytes(data)
         except (ConnectionError, RuntimeError):
             pass  # the target's own handler notices the loss and cleans up
+
+
+def _canonical(code_text: str) -> str:
+    try:
+        return parse_room_code(code_text)
+    except ValueError:
+        return ""
 
 
 RELAY_KEY = web.AppKey("relay", Relay)
