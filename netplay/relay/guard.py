@@ -11,11 +11,30 @@ of refusing, so a flood costs the relay no more than the budget, whatever its si
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger("cardtui.relay")
+
+
+IPV6_PREFIX = 64  # one subscriber's share of IPv6 space: its addresses count as one
+
+
+def address_key(address: str) -> str:
+    """What the per-address limits count `address` as: an IPv4 address itself (also when it
+    comes IPv4-mapped), an IPv6 address as its /64 prefix, anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
+    return str(ip)
 
 
 @dataclass
@@ -169,7 +188,7 @@ class GuardedProtocol(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
-        self.address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        self.address = address_key(str(peer[0])) if isinstance(peer, tuple) and peer else "?"
         loop = asyncio.get_running_loop()
         refusal = self.guard.book.connect(self.address, loop.time())
         if refusal is not None:
@@ -181,6 +200,7 @@ class GuardedProtocol(asyncio.Protocol):
         self.counted = True
         self.transport = transport
         self.guard.open[transport] = self
+        self.guard.wait(self)
         self.timer = loop.call_later(self.guard.upgrade_seconds, self._deadline)
         self.inner.connection_made(transport)
 
@@ -217,18 +237,65 @@ class GuardedProtocol(asyncio.Protocol):
         self.counted = False
         self.upgraded()
         self.guard.open.pop(self.transport, None)  # type: ignore[arg-type]
+        self.guard.stop_waiting(self)
         self.guard.book.disconnect(self.address, asyncio.get_running_loop().time())
         self.inner.connection_lost(exc)
 
 
 class ConnectionGuard:
-    """The TCP-level gate in front of aiohttp: per-address counts and the upgrade deadline."""
+    """The TCP-level gate in front of aiohttp: per-address counts, the upgrade deadline, and a
+    cap on connections still waiting (not yet a room's host, admitted seat or watcher).
 
-    def __init__(self, book: AddressBook, upgrade_seconds: float) -> None:
+    Past the cap a new connection does not wait its turn: the oldest waiting connection of
+    the address holding the most waiting ones is dropped for it. Strangers flooding from many
+    addresses then crowd out each other, not a host or seat arriving from an address of its
+    own, and never the connections already in a room.
+    """
+
+    def __init__(self, book: AddressBook, upgrade_seconds: float, max_waiting: int = 0) -> None:
         self.book = book
         self.upgrade_seconds = upgrade_seconds
+        self.max_waiting = max_waiting or max(1, book.max_connections_total // 2)
         self.open: dict[asyncio.Transport, GuardedProtocol] = {}
+        self.waiting: dict[str, OrderedDict[GuardedProtocol, None]] = {}
+        self.waiting_total = 0
         self.timed_out = 0
+        self.evicted = 0
+
+    def wait(self, guarded: GuardedProtocol) -> None:
+        """Count a new connection as waiting, dropping another one if the cap is reached."""
+        if self.address_exempt(guarded.address):
+            return
+        if self.waiting_total >= self.max_waiting:
+            crowded = max(self.waiting.values(), key=len)
+            victim = next(iter(crowded))
+            self.stop_waiting(victim)
+            self.evicted += 1
+            log.warning("dropped a waiting connection from %s for a newcomer: too many"
+                        " connections are waiting to join", victim.address)
+            if victim.transport is not None:
+                victim.transport.abort()
+        self.waiting.setdefault(guarded.address, OrderedDict())[guarded] = None
+        self.waiting_total += 1
+
+    def stop_waiting(self, guarded: GuardedProtocol) -> None:
+        """The connection is in a room now, or gone: it no longer counts as waiting."""
+        queue = self.waiting.get(guarded.address)
+        if queue is not None and guarded in queue:
+            del queue[guarded]
+            self.waiting_total -= 1
+            if not queue:
+                del self.waiting[guarded.address]
+
+    def joined(self, transport: Any) -> None:
+        """The connection on `transport` opened a room or was admitted into one."""
+        guarded = self.open.get(transport)
+        if guarded is not None:
+            self.stop_waiting(guarded)
+
+    def address_exempt(self, address: str) -> bool:
+        """Whether `address` is one of the relay's own components, outside every limit."""
+        return address in self.book.exempt
 
     def wrap(self, make_inner: Any) -> Any:
         """A protocol factory for loop.create_server that guards what `make_inner` makes."""

@@ -35,7 +35,7 @@ from netplay.messages import (
     encode_frame,
     read_send,
 )
-from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
+from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket, address_key
 from netplay.relay.wire import parse_room_code, room_code_for
 
 HOST_CONN = 0
@@ -83,9 +83,17 @@ class RelayLimits:
     read_burst_per_address: int = 4000
     upgrade_timeout_seconds: float = 5.0  # TCP accept until the WebSocket upgrade is done
     max_connections: int = 0  # 0: what the descriptor limit leaves, minus a reserve
+    # Connections not yet a room's host, admitted seat or watcher, from all addresses: past
+    # it the newest evicts the oldest of the address holding most. 0: half of max_connections.
+    max_waiting: int = 0
     exempt_addresses: frozenset[str] = frozenset()  # a server's own components, on loopback
     addresses_kept: int = 10_000  # idle addresses remembered (their connection rate) at most
     log_interval_seconds: float = 10.0
+
+    def __post_init__(self) -> None:
+        # Counted as the limits count them: an IPv6 address stands for its /64.
+        object.__setattr__(self, "exempt_addresses",
+                           frozenset(address_key(a) for a in self.exempt_addresses))
 
     @property
     def transport_max_bytes(self) -> int:
@@ -188,7 +196,7 @@ class Relay:
             exempt=limits.exempt_addresses,
             addresses_kept=limits.addresses_kept,
         )
-        self.guard = ConnectionGuard(self.book, limits.upgrade_timeout_seconds)
+        self.guard = ConnectionGuard(self.book, limits.upgrade_timeout_seconds, limits.max_waiting)
 
     def in_background(self, work: Any) -> None:
         """Run a coroutine without waiting for it, holding a reference until it ends."""
@@ -363,6 +371,7 @@ class Relay:
                 room.away_timer.cancel()
                 room.away_timer = None
         conn.room, conn.conn = room, HOST_CONN
+        self.guard.joined(conn.transport)
         conn.tokens = self.limits.burst * self.limits.host_rate_factor
         room.host = conn
         room.last_active = now
@@ -428,6 +437,7 @@ class Relay:
         if room.count(role) >= cap:
             raise ProtocolError("room_full", f"the room holds {cap} {role}s already")
         target.role = role
+        self.guard.joined(target.transport)
         if target.admit_timer is not None:
             target.admit_timer.cancel()
             target.admit_timer = None
@@ -551,7 +561,7 @@ async def websocket_handler(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse(max_msg_size=limits.transport_max_bytes, compress=False)
     transport = request.transport
     guarded = transport is not None and transport in relay.guard.open
-    address = request.remote or "?"
+    address = address_key(request.remote or "?")
     loop = asyncio.get_running_loop()
     if not guarded:
         # Served behind another site (`cardtui serve`): count it here, from the upgrade on.
