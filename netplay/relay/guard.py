@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import ssl
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -185,6 +186,7 @@ class GuardedProtocol(asyncio.Protocol):
         self.counted = False
         self.timer: asyncio.TimerHandle | None = None
         self.transport: asyncio.Transport | None = None
+        self.handshake: asyncio.Task[None] | None = None  # the TLS handshake, while it runs
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
@@ -199,10 +201,31 @@ class GuardedProtocol(asyncio.Protocol):
             return
         self.counted = True
         self.transport = transport
-        self.guard.open[transport] = self
         self.guard.wait(self)
         self.timer = loop.call_later(self.guard.upgrade_seconds, self._deadline)
-        self.inner.connection_made(transport)
+        if self.guard.tls is None:
+            self.guard.open[transport] = self
+            self.inner.connection_made(transport)
+            return
+        # TLS after counting: a handshake takes the address's slot and the upgrade deadline
+        # like a half-sent request, rather than going on uncounted before the guard sees it.
+        transport.pause_reading()  # start_tls reads the client's hello, not data_received
+        self.handshake = loop.create_task(self._start_tls(transport, self.guard.tls))
+
+    async def _start_tls(self, raw: asyncio.Transport, tls: ssl.SSLContext) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            secured = await loop.start_tls(raw, self, tls, server_side=True,
+                                           ssl_handshake_timeout=self.guard.upgrade_seconds)
+        except (OSError, ssl.SSLError, ConnectionError, TimeoutError, RuntimeError):
+            secured = None
+        if secured is None or not self.counted:
+            raw.abort()
+            self._release()  # the TLS layer never tells a protocol it never connected
+            return
+        self.transport = secured  # type: ignore[assignment]
+        self.guard.open[secured] = self  # type: ignore[index]
+        self.inner.connection_made(secured)
 
     def _deadline(self) -> None:
         self.timer = None
@@ -232,14 +255,19 @@ class GuardedProtocol(asyncio.Protocol):
             self.inner.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._release():
+            self.inner.connection_lost(exc)
+
+    def _release(self) -> bool:
+        """Stop counting the connection (once); whether it was counted until now."""
         if not self.counted:
-            return
+            return False
         self.counted = False
         self.upgraded()
         self.guard.open.pop(self.transport, None)  # type: ignore[arg-type]
         self.guard.stop_waiting(self)
         self.guard.book.disconnect(self.address, asyncio.get_running_loop().time())
-        self.inner.connection_lost(exc)
+        return True
 
 
 class ConnectionGuard:
@@ -255,6 +283,7 @@ class ConnectionGuard:
     def __init__(self, book: AddressBook, upgrade_seconds: float, max_waiting: int = 0) -> None:
         self.book = book
         self.upgrade_seconds = upgrade_seconds
+        self.tls: ssl.SSLContext | None = None  # set by a TLS site: the guard does handshakes
         self.max_waiting = max_waiting or max(1, book.max_connections_total // 2)
         self.open: dict[asyncio.Transport, GuardedProtocol] = {}
         self.waiting: dict[str, OrderedDict[GuardedProtocol, None]] = {}

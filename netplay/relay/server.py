@@ -674,12 +674,12 @@ class RelaySite(web.BaseSite):
         await super().start()
         server = self._runner.server
         assert server is not None
-        # A TLS handshake happens before the guard counts the connection: give it the same
-        # deadline as an upgrade, so a half-open handshake cannot hold a descriptor for long.
-        handshake = self._guard.upgrade_seconds if self._ssl_context else None
+        # The guard does the TLS handshake itself, once it has counted the connection against
+        # its address: a handshake is held to the same limits and deadline as an upgrade.
+        self._guard.tls = self._ssl_context
         self._server = await asyncio.get_running_loop().create_server(
-            self._guard.wrap(server), self._host, self._port, ssl=self._ssl_context,
-            backlog=self._backlog, reuse_address=True, ssl_handshake_timeout=handshake)
+            self._guard.wrap(server), self._host, self._port, backlog=self._backlog,
+            reuse_address=True)
 
 
 def tls_context(cert: str, key: str) -> ssl.SSLContext:

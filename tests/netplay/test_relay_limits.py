@@ -430,3 +430,37 @@ async def test_a_tls_relay_with_a_trusted_certificate(net: Net, tmp_path: Path) 
     assert (await host.recv()).body == b"over tls"
     with pytest.raises(RelayUnreachable, match="not trusted"):
         await RelayConnection.enter(relay.url, host.room, tls=client_tls(None))
+
+
+async def test_tls_handshakes_count_against_their_address(net: Net, tmp_path: Path) -> None:
+    # A connection that never starts its handshake holds its address's one slot, so the
+    # address's next is closed at once; another address still gets in over TLS, and the
+    # silent one is dropped at the upgrade deadline, its slot free again.
+    cert, key = self_signed(tmp_path)
+    relay = await net.relay(tls=tls_context(cert, key), max_conns_per_address=1,
+                            upgrade_timeout_seconds=1.0)
+    silent_reader, silent = await asyncio.open_connection(relay.host, relay.port,
+                                                          local_addr=("127.0.0.2", 0))
+    async with asyncio.timeout(PATIENCE):
+        while relay.relay.book.total < 1:
+            await asyncio.sleep(0.01)
+    assert relay.relay.book.addresses["127.0.0.2"].connections == 1
+    reader, writer = await asyncio.open_connection(relay.host, relay.port,
+                                                   local_addr=("127.0.0.2", 0))
+    async with asyncio.timeout(PATIENCE):
+        assert await reader.read() == b""  # closed unanswered: no handshake for it
+    writer.close()
+    assert relay.relay.book.refused >= 1
+    host = await RelayConnection.open_room(relay.url, tls=client_tls(cert),
+                                           session=net.session("127.0.0.3"))
+    net.conns.append(host)
+    await round_trip(host)
+    async with asyncio.timeout(PATIENCE):
+        assert await silent_reader.read() == b""  # the deadline took it
+    silent.close()
+    assert relay.relay.guard.timed_out >= 1
+    async with asyncio.timeout(PATIENCE):
+        while "127.0.0.2" in relay.relay.book.addresses and (
+                relay.relay.book.addresses["127.0.0.2"].connections):
+            await asyncio.sleep(0.01)
+    await round_trip(host)
