@@ -188,6 +188,7 @@ class GuardedProtocol(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.handshake: asyncio.Task[None] | None = None  # the TLS handshake, while it runs
 
+    # A TCP listener's transports are always asyncio.Transport, not just the base the API names.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
         self.address = address_key(str(peer[0])) if isinstance(peer, tuple) and peer else "?"
@@ -223,8 +224,8 @@ class GuardedProtocol(asyncio.Protocol):
             raw.abort()
             self._release()  # the TLS layer never tells a protocol it never connected
             return
-        self.transport = secured  # type: ignore[assignment]
-        self.guard.open[secured] = self  # type: ignore[index]
+        self.transport = secured
+        self.guard.open[secured] = self
         self.inner.connection_made(secured)
 
     def _deadline(self) -> None:
@@ -264,7 +265,8 @@ class GuardedProtocol(asyncio.Protocol):
             return False
         self.counted = False
         self.upgraded()
-        self.guard.open.pop(self.transport, None)  # type: ignore[arg-type]
+        if self.transport is not None:
+            self.guard.open.pop(self.transport, None)
         self.guard.stop_waiting(self)
         self.guard.book.disconnect(self.address, asyncio.get_running_loop().time())
         return True

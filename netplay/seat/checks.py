@@ -43,14 +43,24 @@ from netplay.protocol import (
     read_numbers,
 )
 from netplay.protocol import field as get_field
+from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
 
 
-class ClientChecks:
+class ClientChecks(SeatState):
     """The `RemoteSession` methods that follow the host's chain, shuffles and audits."""
 
     def _on_resync(self, msg: dict[str, Any]) -> None:
         chain, start = get_field(msg, "c", int), get_field(msg, "n", int)
+        if (self.mental is not None and self.chain is not None and chain == self.chain_no
+                and start < self._have()):
+            # An honest host sends a round on from what the seat has. Starting it again would
+            # make this seat forget the round key and shuffle it already sent: keep them.
+            self._fault(FairnessError(DEALER, f"sent round {chain} again from its start (message"
+                                      f" {start}) while this seat had {self._have()} of it"))
+            self.phase = "marker"
+            self._out.append(pack("sync", c=self.chain_no, n=self._have()))
+            return
         if self.chain is None or chain != self.chain_no or start != self._have():
             if self.ledger is not None and self.ledger.number >= chain:
                 self.ledger = None  # the round is sent again from its start
@@ -58,7 +68,11 @@ class ClientChecks:
         self.phase = "catchup"
 
     def _on_synced(self, msg: dict[str, Any]) -> None:
+        if self.phase == "marker":
+            return  # the end of a resync this seat refused, or of none: it still waits for one
         self.phase = "live"
+        self._ever_live = True
+        self._resend_unforwarded()
         self._duties()
 
     def _have(self) -> int:
@@ -74,6 +88,7 @@ class ClientChecks:
                 keys[seat] = keys[nonce_sender(seat)] = public
         room = chain_room(self.table, number)
         self.chain, self.chain_no = TranscriptChain(room, keys), number
+        self._unforwarded = {}  # numbered in the chain they were signed in
         if self.my_seat is not None:
             self._heads = {"move": ChainHead.start(room, self.my_seat),
                            "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
@@ -93,7 +108,7 @@ class ClientChecks:
                 self._begin_chain(chain)
             payload = self.chain.append(HOST_SENDER, msg.get("m"))
             said = inner(payload).get("after") if after is not None else None
-            if type(said) is int and said != after:
+            if type(said) is int and after is not None and said != after:
                 raise FairnessError(RELAY, f"{said - after} message(s) at the end of round"
                                     f" {chain - 1} were dropped")
         except FairnessError as exc:
@@ -166,11 +181,12 @@ class ClientChecks:
 
     def _proof(self, item: Any, number: int, epoch: int) -> tuple[int, bytes]:
         """The seat and commitment a seat-signed proof holds for this shuffle, or FairnessError."""
-        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int
-                and 0 <= item[0] < len(self.ids) and self.ids[item[0]] is not None):
+        public = (self.ids[item[0]] if isinstance(item, list) and len(item) == 2
+                  and type(item[0]) is int and 0 <= item[0] < len(self.ids) else None)
+        if public is None:
             raise FairnessError(DEALER, "a nonce commitment proof names no seat of the table")
         seat = item[0]
-        message = verify_message(self.ids[seat], item[1], DEALER)
+        message = verify_message(public, item[1], DEALER)
         try:
             body = inner(message.payload)
         except ProtocolError:
@@ -205,7 +221,7 @@ class ClientChecks:
 
     def _on_fwd(self, msg: dict[str, Any]) -> None:
         seat, wire = get_field(msg, "seat", int), msg.get("m")
-        if self.mental is not None:
+        if self.mental is not None or self._refused_round is not None:
             self._on_mental_fwd(seat, wire)
             return
         payload = self._append_inner(nonce_sender(seat), wire)
@@ -416,6 +432,6 @@ class ClientChecks:
             verdict = f"round {ledger.number} verified"
         self.verdicts.append(verdict)
         self.emit(Notice(verdict, "error" if failures else "info"))
-        self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
+        self.emit(RoundEnded(view.copy() if view else None, winner,
                              read_number(msg.get("points"), "'points'"), tuple(scores),
                              str(msg.get("summary", ""))[:200]))

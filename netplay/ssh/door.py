@@ -24,15 +24,23 @@ from netplay.ssh.guard import (
     log_success,
 )
 from netplay.ssh.hostkey import fingerprint, load_or_create_host_key
+from netplay.ssh.ptychild import ForkServer
 from netplay.ssh.visitor import DoorSession, SessionInfo
 
-__all__ = ["CommandFactory", "DoorLimits", "SSHDoor", "SessionInfo"]
+__all__ = ["CommandFactory", "DoorLimits", "ForkServer", "SSHDoor", "SessionInfo"]
 
 log = logging.getLogger("cardtui.door")
 # How often refused connections are summed up in the log, instead of a line each.
 REFUSAL_LOG_INTERVAL = 60.0
 
 UTF8_LOCALE = "C.UTF-8"
+# Key exchange: X25519 first (cheap and what OpenSSH picks), the NIST curves and a 2048-bit
+# group for clients without it.
+KEX_ALGORITHMS = ("curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256",
+                  "ecdh-sha2-nistp384", "ecdh-sha2-nistp521", "diffie-hellman-group14-sha256")
+# AES-GCM, then AES-CTR, and no ChaCha20-Poly1305: OpenSSH takes that one whenever it is
+# offered, and asyncssh builds it from three cipher objects per packet where AES-GCM is one call.
+CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes256-ctr")
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,8 @@ class DoorLimits:
                 raise ValueError(f"DoorLimits.{name} must be positive, not {getattr(self, name)}")
 
 
-CommandFactory = Callable[[SessionInfo], Sequence[str]]
+# The argv of a session's program, or the fork server that starts it.
+CommandFactory = Callable[[SessionInfo], Sequence[str] | ForkServer]
 
 
 class SSHDoor:
@@ -115,8 +124,8 @@ class SSHDoor:
         """Return after how many seconds without client input a session is closed."""
         return self.limits.idle_timeout
 
-    def command_for(self, info: SessionInfo) -> Sequence[str]:
-        """Return the argv the command factory gives for the session described by info."""
+    def command_for(self, info: SessionInfo) -> Sequence[str] | ForkServer:
+        """Return what the command factory gives for the session described by info."""
         return self.command(info)
 
     @property
@@ -144,6 +153,8 @@ class SSHDoor:
             self._bind,
             self._port,
             server_host_keys=[self._host_key],
+            kex_algs=KEX_ALGORITHMS,
+            encryption_algs=CIPHERS,
             login_timeout=self.limits.login_timeout,
             keepalive_interval=60,
             encoding=None,
@@ -269,7 +280,7 @@ def _log_failure(task: asyncio.Task[Any]) -> None:
         log.error("ssh door task failed", exc_info=task.exception())
 
 
-class _KeyThenMaybePassword(_ServerPublicKeyAuth):  # type: ignore[misc]
+class _KeyThenMaybePassword(_ServerPublicKeyAuth):
     """asyncssh's public key check, answering "partial success" when the password must follow."""
 
     async def send_success(self) -> None:
