@@ -249,7 +249,7 @@ class HostileHost(Host):
         play = self.mental
         if play is None or play.mental.joint is None:
             return
-        mental = play.mental
+        mental, joint = play.mental, play.mental.joint
         for _, body in self.wire:
             if body.get("t") != "mp_shuffle" or body.get("round") != self.round_number:
                 continue
@@ -257,8 +257,7 @@ class HostileHost(Host):
             if deck is None:
                 continue
             shuffled = Shuffle.decode(body["deck"], len(deck.cards), "host")
-            candidates = list(shuffled.outputs) + list(open_deck(deck.cards,
-                                                                 mental.joint.combined))
+            candidates = list(shuffled.outputs) + list(open_deck(deck.cards, joint.combined))
             for ciphertext in candidates:  # none of these is ever opened: any card is a leak
                 for point in (ciphertext.b, ciphertext.b - ciphertext.a * mental.key.secret):
                     self.report["attempts"] += 1
