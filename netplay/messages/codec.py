@@ -1,22 +1,20 @@
-"""Every message cardtui programs send each other, as typed values; docs/PROTOCOL.md mirrors it.
+"""How a message kind is declared, checked, decoded and encoded: the field types and the codec.
 
 A message is one MessagePack map with a str field `t`, its kind. Each kind is a frozen
-dataclass here whose fields say their wire type and bound (`Annotated[int, Int(0, 7)]`).
+dataclass whose fields say their wire type and bound (`Annotated[int, Int(0, 7)]`).
 `decode(data, FAMILY)` turns bytes into exactly one kind of that family or raises
 ProtocolError: `too_big`, `bad_frame` (not a map; a field missing, of the wrong type, too long,
 or one the kind does not have), `unknown_type` or `version`. `encode` checks the same bounds
 before it packs, so what one side sends the other accepts, and `max_size` is the most bytes a
-kind can take. The families follow PROTOCOL.md: the relay layer (sections 3 and 4), the
-unsigned game bodies (G3, G4), and the signed payloads (G5).
+kind can take.
 """
 
 from __future__ import annotations
 
-import sys
 import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
-from typing import Annotated, Any, ClassVar, Final, Generic, NamedTuple, TypeVar
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 import msgpack
 
@@ -33,7 +31,8 @@ MAX_RAW_CHAT: Final = 1200  # a chat line as a seat may send it (the host keeps 
 MAX_NUMBER_DIGITS: Final = 121  # a score beyond 64 bits travels as its digits
 MAX_MOVE_TEXT: Final = 400
 MAX_CARDS: Final = 64  # positions in one deck, cards in one deal, draw or move
-MAX_EPOCHS: Final = 64  # shuffles in one round (Zodiak reshuffles)
+MAX_SEEDS: Final = 1000  # seeds one `round_end` or `seeds` reveals (a round may shuffle more)
+MAX_MENTAL_DECK: Final = 52  # cards in a deck dealt by mental poker (Zodiak's)
 MAX_SEALED: Final = 256  # a sealed card: a box around [room, round, epoch, position, card, opening]
 MAX_HOST_PAYLOAD: Final = MAX_BODY_BYTES - 200  # the host's, inside its `s` envelope
 MAX_TABLE_ID: Final = 64
@@ -103,7 +102,7 @@ class Int(Spec):
         if type(value) is not int:
             raise _wrong(self, value, where)
         if not self.lo <= value <= self.hi:
-            raise bad(f"{where} must be from {self.lo} to {self.hi}, not {value}")
+            raise bad(f"{where} is out of range: from {self.lo} to {self.hi}, not {value}")
         return value
 
     def bound(self) -> int:
@@ -181,8 +180,10 @@ class Text(Spec):
     def read(self, value: object, where: str) -> str:
         if type(value) is not str:
             raise _wrong(self, value, where)
-        if not self.least <= len(value) <= self.most:
-            raise bad(f"{where} must be {self.least} to {self.most} characters, not {len(value)}")
+        if len(value) > self.most:
+            raise bad(f"{where} is longer than {self.most} characters ({len(value)})")
+        if len(value) < self.least:
+            raise bad(f"{where} must have at least {self.least} characters")
         return value
 
     def bound(self) -> int:
@@ -205,7 +206,7 @@ class Bin(Spec):
         if self.size is not None and len(value) != self.size:
             raise bad(f"{where} must be {self.size} bytes, not {len(value)}")
         if len(value) > self.most:
-            raise bad(f"{where} must be at most {self.most} bytes, not {len(value)}")
+            raise bad(f"{where} is longer than {self.most} bytes ({len(value)})")
         return value
 
     def bound(self) -> int:
@@ -396,8 +397,7 @@ def schema(cls: type) -> tuple[WireField, ...]:
     """The fields of a kind (or of a nested map), read once from its annotations."""
     found = _SCHEMAS.get(cls)
     if found is None:
-        hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]),
-                                      include_extras=True)
+        hints = typing.get_type_hints(cls, include_extras=True)  # each class's own module
         found_list = []
         for f in fields(cls):
             extras = getattr(hints[f.name], "__metadata__", ())
@@ -494,6 +494,25 @@ def decode(data: object, family: Family[M], limit: int = MAX_BODY_BYTES) -> M:
     return result
 
 
+def from_map(msg: dict[str, Any], family: Family[M]) -> M:
+    """The message an unpacked map holds, one of `family`'s kinds, or ProtocolError."""
+    kind = msg.get("t")
+    if type(kind) is not str:
+        raise bad("a message needs a string field 't'")
+    cls = family.kinds.get(kind)
+    if cls is None:
+        raise ProtocolError("unknown_type", f"no {family.name} of type {kind[:40]!r}")
+    result: M = _read_fields(cls, msg, f"'{cls.t}'", top=True)
+    return result
+
+
+def as_map(message: Message) -> dict[str, object]:
+    """The message as the map it travels as, `t` first (for code that takes plain maps)."""
+    out: dict[str, object] = {"t": message.t}
+    out.update(_write_fields(message, f"'{message.t}'"))
+    return out
+
+
 def encode(message: Message) -> bytes:
     """The message as MessagePack bytes, after checking every field against its bounds."""
     out: dict[str, object] = {"t": message.t}
@@ -528,537 +547,3 @@ def kind(cls: type[M]) -> type[M]:
     """Declare a message kind: a frozen, keyword-only dataclass."""
     return dataclass(frozen=True, kw_only=True, slots=True)(cls)
 
-
-# -- shared shapes -------------------------------------------------------------------------------
-
-
-class Signed(NamedTuple):
-    """A signed message in its wire form (FAIRNESS.md, "Messages")."""
-
-    seq: int
-    prev_hash: bytes
-    payload: bytes
-    signature: bytes
-
-
-class Opening(NamedTuple):
-    """A card opening in its wire form: `[epoch, position, card, opening]`."""
-
-    epoch: int
-    position: int
-    card: str
-    opening: bytes
-
-
-class Pledge(NamedTuple):
-    """A seat's commitment to its nonce for a later shuffle: `[round, epoch, commit]`."""
-
-    round: int
-    epoch: int
-    commit: bytes
-
-
-class Seen(NamedTuple):
-    """The transcript digest a seat saw at the end of a round: `[round, digest]`."""
-
-    round: int
-    digest: bytes
-
-
-class Proof(NamedTuple):
-    """A seat's signed message that holds its nonce commitment: `[seat, SIGNED]`."""
-
-    seat: int
-    message: Signed
-
-
-def _signed(payload_most: int) -> Row:
-    return Row(Signed, (Int(0, SIGNED_MAX), Exactly(32), Bin(payload_most), Exactly(64)))
-
-
-HOST_SIGNED: Final = _signed(MAX_HOST_PAYLOAD)
-OPENING: Final = Row(Opening, (Int(), Int(0, 4096), Text(8, 1), Exactly(32)))
-ROUND: Final = Int(0, MAX_UINT32)
-EPOCH: Final = Int(0, MAX_EPOCHS - 1)
-SEAT: Final = Int(0, MAX_SEATS - 1)
-SEATS: Final = ListOf(SEAT, MAX_SEATS)
-CHAIN: Final = Int(-1, MAX_UINT32)
-COUNT: Final = Int(0, MAX_UINT32)
-SCORE: Final = Either((Int(SIGNED_MIN, SIGNED_MAX), Digits(MAX_NUMBER_DIGITS)))
-SCORES: Final = ListOf(SCORE, MAX_SEATS)
-IDENTITY: Final = Exactly(64)
-DIGEST: Final = Exactly(32)
-TOKEN: Final = Exactly(16)
-SECRET: Final = Bin(64)  # an owner secret or a host secret as a peer sends it
-GAME: Final = Text(16, 1)
-WORD: Final = Text(16)  # a Zodiak sign, a bot kind
-CODE: Final = Text(40, 1)
-RATE: Final = Real(0.0, 1e12)
-
-# -- a seat's signed payloads (PROTOCOL.md G5) ---------------------------------------------------
-
-
-@kind
-class Propose(Message):
-    """A seat's move `n` of round `round`, with the openings of the cards it puts face up."""
-
-    t = "move"
-    round: Annotated[int, ROUND]
-    n: Annotated[int, COUNT]
-    move: Annotated[str, Text(MAX_MOVE_TEXT)]
-    open: Annotated[tuple[Opening, ...], ListOf(OPENING, MAX_CARDS)]
-
-
-@kind
-class NonceCommit(Message):
-    """A seat's commitment to its nonce for one shuffle."""
-
-    t = "nonce_commit"
-    round: Annotated[int, ROUND]
-    epoch: Annotated[int, EPOCH]
-    commit: Annotated[bytes, DIGEST]
-
-
-@kind
-class NonceReveal(Message):
-    """A seat's nonce for one shuffle, its commitments to the next, and what it last saw."""
-
-    t = "nonce"
-    round: Annotated[int, ROUND]
-    epoch: Annotated[int, EPOCH]
-    nonce: Annotated[bytes, DIGEST]
-    next: Annotated[tuple[Pledge, ...], ListOf(Row(Pledge, (ROUND, EPOCH, DIGEST)), 4)]
-    seen: Annotated[Seen | None, Opt(Row(Seen, (ROUND, DIGEST)))] = None
-
-
-SeatPayload = Propose | NonceCommit | NonceReveal
-SEAT_PAYLOADS: Final = Family[SeatPayload]("seat payload", [Propose, NonceCommit, NonceReveal])
-NONCE_PAYLOADS: Final = Family[NonceCommit | NonceReveal]("nonce message",
-                                                          [NonceCommit, NonceReveal])
-
-NONCE_SIGNED: Final = _signed(max(max_size(NonceCommit), max_size(NonceReveal)))
-MOVE_SIGNED: Final = _signed(max_size(Propose))
-SEAT_SIGNED: Final = _signed(max(max_size(k) for k in SEAT_PAYLOADS.kinds.values()))
-
-# -- the relay layer (PROTOCOL.md sections 3 and 4) ----------------------------------------------
-
-
-@kind
-class Open(Message):
-    """Open a new room as its host, or reclaim `room` with its `host_secret`."""
-
-    t = "open"
-    v: Annotated[int, Version()] = PROTOCOL_VERSION
-    room: Annotated[str | None, Opt(Text(40))] = None
-    host_secret: Annotated[bytes | None, Opt(SECRET)] = None
-
-
-@kind
-class Enter(Message):
-    """Enter `room` as a seat (nil: the only room of a single-room relay)."""
-
-    t = "enter"
-    v: Annotated[int, Version()] = PROTOCOL_VERSION
-    room: Annotated[str | None, Opt(Text(40))] = None
-
-
-@kind
-class Send(Message):
-    """Pass `body` on: a seat's always reaches the host; the host's reaches `to` or every seat."""
-
-    t = "send"
-    body: Annotated[bytes, Bin(MAX_RELAY_BODY)]
-    to: Annotated[int | None, Opt(Int(SIGNED_MIN, SIGNED_MAX))] = None
-    # The relay stamps the sender itself; a `from` a sender writes is read and ignored.
-    claimed: Annotated[int | None, Opt(Int(SIGNED_MIN, SIGNED_MAX)), Key("from")] = None
-
-
-@kind
-class Admit(Message):
-    """The host vouches for conn `conn`: a seat, or (with `watch`) a watcher; no answer."""
-
-    t = "admit"
-    conn: Annotated[int, Int(SIGNED_MIN, SIGNED_MAX)]
-    watch: Annotated[bool | None, Opt(Bool())] = None
-
-
-@kind
-class Ping(Message):
-    """Ask for a pong."""
-
-    t = "ping"
-
-
-@kind
-class Opened(Message):
-    """The relay's answer to `open`."""
-
-    t = "opened"
-    room: Annotated[str, Text(40, 1)]
-    conn: Annotated[int, Int()]
-    host_secret: Annotated[bytes, Exactly(32)]
-    rate: Annotated[float | None, Opt(RATE)] = None  # messages a second this conn may send
-    burst: Annotated[float | None, Opt(RATE)] = None
-
-
-@kind
-class Entered(Message):
-    """The relay's answer to `enter`."""
-
-    t = "entered"
-    room: Annotated[str, Text(40, 1)]
-    conn: Annotated[int, Int()]
-    rate: Annotated[float | None, Opt(RATE)] = None
-    burst: Annotated[float | None, Opt(RATE)] = None
-
-
-@kind
-class Frame(Message):
-    """A body addressed to this conn, stamped with its sender's conn."""
-
-    t = "frame"
-    sender: Annotated[int, Int(), Key("from")]
-    body: Annotated[bytes, Bin(MAX_RELAY_BODY)]
-
-
-@kind
-class Arrived(Message):
-    """To the host: a seat entered."""
-
-    t = "arrived"
-    conn: Annotated[int, Int()]
-
-
-@kind
-class Departed(Message):
-    """To the host: a seat's connection closed."""
-
-    t = "departed"
-    conn: Annotated[int, Int()]
-
-
-@kind
-class HostAway(Message):
-    """To every seat: the host's connection closed."""
-
-    t = "host_away"
-
-
-@kind
-class HostBack(Message):
-    """To every seat: the host reclaimed the room."""
-
-    t = "host_back"
-
-
-@kind
-class Pong(Message):
-    """The answer to `ping`."""
-
-    t = "pong"
-
-
-@kind
-class Refused(Message):
-    """A refused message: `code` for programs, `message` for people (relay and host alike)."""
-
-    t = "error"
-    code: Annotated[str, CODE]
-    message: Annotated[str, Text(1000)]
-    seq: Annotated[int | None, Opt(Int(-1, SIGNED_MAX))] = None  # the refused message's number
-
-
-RelayRequest = Open | Enter | Send | Admit | Ping
-RelayEvent = Opened | Entered | Frame | Arrived | Departed | HostAway | HostBack | Pong | Refused
-RELAY_REQUESTS: Final = Family[RelayRequest]("relay message", [Open, Enter, Send, Admit, Ping])
-RELAY_EVENTS: Final = Family[RelayEvent]("relay answer", [
-    Opened, Entered, Frame, Arrived, Departed, HostAway, HostBack, Pong, Refused])
-
-# -- seat to host (PROTOCOL.md G3) ---------------------------------------------------------------
-
-
-@kind
-class Join(Message):
-    """Take a seat (or the seat `token` names), or watch; then be resynced from `c`, `n`."""
-
-    t = "join"
-    name: Annotated[str, Text(MAX_RAW_NAME)]
-    id: Annotated[bytes, IDENTITY]
-    c: Annotated[int, CHAIN]
-    n: Annotated[int, COUNT]
-    watch: Annotated[bool | None, Opt(Bool())] = None
-    sign: Annotated[str | None, Opt(WORD)] = None
-    token: Annotated[bytes | None, Opt(TOKEN)] = None
-    owner: Annotated[bytes | None, Opt(SECRET)] = None
-    proof: Annotated[bytes | None, Opt(Bin(64))] = None  # its key's signature of the challenge
-
-
-@kind
-class Sync(Message):
-    """Resend the host's chain `c` from message `n` on."""
-
-    t = "sync"
-    c: Annotated[int, CHAIN]
-    n: Annotated[int, COUNT]
-
-
-@kind
-class Chat(Message):
-    """Say something to the table."""
-
-    t = "chat"
-    text: Annotated[str, Text(MAX_RAW_CHAT)]
-
-
-@kind
-class Start(Message):
-    """The host's own seat starts the match, with bots in the empty seats."""
-
-    t = "start"
-    owner: Annotated[bytes | None, Opt(SECRET)] = None
-
-
-@kind
-class Ready(Message):
-    """A seated person is (or is no longer) ready to begin."""
-
-    t = "ready"
-    ready: Annotated[bool, Bool()]
-
-
-@kind
-class SeatBot(Message):
-    """The host's own seat puts a bot of `kind` in an empty seat, or takes it out (nil)."""
-
-    t = "seat_bot"
-    seat: Annotated[int, SEAT]
-    owner: Annotated[bytes | None, Opt(SECRET)] = None
-    kind: Annotated[str | None, Opt(WORD)] = None
-
-
-@kind
-class SeatSays(Message):
-    """A seat's signed message for chain `c` (its move, nonce commitment or nonce)."""
-
-    t = "s"
-    c: Annotated[int, CHAIN]
-    m: Annotated[Signed, SEAT_SIGNED]
-
-
-SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SeatSays
-SEAT_BODIES: Final = Family[SeatBody]("seat message", [
-    Join, Sync, Chat, Start, Ready, SeatBot, SeatSays])
-
-# -- host to one seat (PROTOCOL.md G4) -----------------------------------------------------------
-
-
-@kind
-class Welcome(Message):
-    """The host's answer to `join`: the seat (nil: watching), its token and the table's facts."""
-
-    t = "welcome"
-    game: Annotated[str, GAME]
-    players: Annotated[int, Int(1, MAX_SEATS)]
-    target: Annotated[int | str, SCORE]
-    table: Annotated[str, Text(MAX_TABLE_ID, 1)]
-    host: Annotated[bytes, IDENTITY]
-    ids: Annotated[tuple[bytes | None, ...], ListOf(Opt(IDENTITY), MAX_SEATS)]
-    seat: Annotated[int | None, Opt(SEAT)] = None
-    token: Annotated[bytes | None, Opt(TOKEN)] = None
-    owner: Annotated[bool | None, Opt(Bool())] = None
-
-
-@kind
-class Challenge(Message):
-    """Prove you hold your identity's key: join again with `proof`, its signature of `nonce`."""
-
-    t = "challenge"
-    nonce: Annotated[bytes, Exactly(32)]
-    table: Annotated[str, Text(MAX_TABLE_ID, 1)]
-
-
-@kind
-class Resync(Message):
-    """The host's chain `c` follows from message `n`."""
-
-    t = "resync"
-    c: Annotated[int, CHAIN]
-    n: Annotated[int, COUNT]
-
-
-@kind
-class Synced(Message):
-    """The resync is over: chain `c` has `n` messages."""
-
-    t = "synced"
-    c: Annotated[int, CHAIN]
-    n: Annotated[int, COUNT]
-
-
-@kind
-class HostSays(Message):
-    """One of the host's signed messages, of chain `c`."""
-
-    t = "s"
-    c: Annotated[int, CHAIN]
-    m: Annotated[Signed, HOST_SIGNED]
-
-
-HostBody = Welcome | Challenge | Resync | Synced | Refused | HostSays
-HOST_BODIES: Final = Family[HostBody]("host message", [
-    Welcome, Challenge, Resync, Synced, Refused, HostSays])
-
-# -- the host's signed payloads (PROTOCOL.md G5) -------------------------------------------------
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class LobbySeat:
-    """One seat as the lobby shows it."""
-
-    seat: Annotated[int, SEAT]
-    name: Annotated[str, Text(MAX_NAME_WIRE)]
-    connected: Annotated[bool, Bool()]
-    ready: Annotated[bool, Bool()]
-    sign: Annotated[str | None, Opt(WORD)] = None
-    bot: Annotated[str | None, Opt(WORD)] = None
-    id: Annotated[bytes | None, Opt(IDENTITY)] = None
-
-
-AFTER: Final = Opt(COUNT)
-
-
-@kind
-class Lobby(Message):
-    """Who sits where, whether the match has started, how many watch."""
-
-    t = "lobby"
-    seats: Annotated[tuple[LobbySeat, ...], ListOf(Nested(LobbySeat), MAX_SEATS)]
-    started: Annotated[bool, Bool()]
-    watching: Annotated[int, COUNT]
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class Said(Message):
-    """A chat line, from a seat or (nil) a watcher."""
-
-    t = "chat"
-    name: Annotated[str, Text(MAX_NAME_WIRE)]
-    text: Annotated[str, Text(MAX_CHAT)]
-    seat: Annotated[int | None, Opt(SEAT)] = None
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class Shuffle(Message):
-    """A shuffle begins: the dealer's seed commitment, who gives a nonce, the commitments held."""
-
-    t = "shuffle"
-    round: Annotated[int, ROUND]
-    epoch: Annotated[int, EPOCH]
-    seed: Annotated[bytes, DIGEST]
-    seats: Annotated[tuple[int, ...], SEATS]
-    commits: Annotated[tuple[Proof, ...], ListOf(Row(Proof, (SEAT, NONCE_SIGNED)), MAX_SEATS)]
-    missing: Annotated[tuple[int, ...], SEATS]
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class Reveal(Message):
-    """Every commitment of `seats` is out: they reveal their nonces."""
-
-    t = "reveal"
-    round: Annotated[int, ROUND]
-    epoch: Annotated[int, EPOCH]
-    seats: Annotated[tuple[int, ...], SEATS]
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class Forward(Message):
-    """A seat's signed nonce commitment or nonce, verbatim."""
-
-    t = "fwd"
-    seat: Annotated[int, SEAT]
-    m: Annotated[Signed, NONCE_SIGNED]
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class Deck(Message):
-    """The commitment of every position of a shuffled deck."""
-
-    t = "deck"
-    round: Annotated[int, ROUND]
-    epoch: Annotated[int, EPOCH]
-    commitments: Annotated[tuple[bytes, ...], ListOf(DIGEST, MAX_CARDS)]
-    after: Annotated[int | None, AFTER] = None
-
-
-DealtCard = bytes | Opening | None  # sealed to its seat, opened on the table, or a bot's
-
-
-@kind
-class Deal(Message):
-    """A round's deal: a seat's cards sealed to it, the table's opened, bots' nil."""
-
-    t = "deal"
-    round: Annotated[int, ROUND]
-    dealer: Annotated[int, SEAT]
-    players: Annotated[int, Int(1, MAX_SEATS)]
-    game: Annotated[str, GAME]
-    scores: Annotated[tuple[int | str, ...], SCORES]
-    cards: Annotated[tuple[DealtCard, ...],
-                     ListOf(Opt(Either((Bin(MAX_SEALED), OPENING))), MAX_CARDS)]
-    signs: Annotated[tuple[str, ...] | None, Opt(ListOf(WORD, MAX_SEATS))] = None
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class Moved(Message):
-    """A move accepted: the seat's signed `by`, or (a bot's, an absent seat's) `move` and `open`."""
-
-    t = "moved"
-    round: Annotated[int, ROUND]
-    n: Annotated[int, COUNT]
-    seat: Annotated[int, SEAT]
-    drawn: Annotated[tuple[bytes | None, ...], ListOf(Opt(Bin(MAX_SEALED)), MAX_CARDS)]
-    by: Annotated[Signed | None, Opt(MOVE_SIGNED)] = None
-    move: Annotated[str | None, Opt(Text(MAX_MOVE_TEXT))] = None
-    open: Annotated[tuple[Opening, ...] | None, Opt(ListOf(OPENING, MAX_CARDS))] = None
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class RoundEnd(Message):
-    """A round is over: its winner, points, the match scores, and every seed it used."""
-
-    t = "round_end"
-    round: Annotated[int, ROUND]
-    points: Annotated[int | str, SCORE]
-    scores: Annotated[tuple[int | str, ...], SCORES]
-    summary: Annotated[str, Text(MAX_SUMMARY)]
-    seeds: Annotated[tuple[bytes, ...], ListOf(DIGEST, MAX_EPOCHS)]
-    winner: Annotated[int | None, Opt(SEAT)] = None
-    after: Annotated[int | None, AFTER] = None
-
-
-@kind
-class MatchEnd(Message):
-    """The match is over."""
-
-    t = "match_end"
-    game: Annotated[str, GAME]
-    scores: Annotated[tuple[int | str, ...], SCORES]
-    moves: Annotated[int, COUNT]
-    winner: Annotated[int | None, Opt(SEAT)] = None
-    after: Annotated[int | None, AFTER] = None
-
-
-HostPayload = (Lobby | Said | Shuffle | Reveal | Forward | Deck | Deal | Moved | RoundEnd
-               | MatchEnd)
-HOST_PAYLOADS: Final = Family[HostPayload]("host payload", [
-    Lobby, Said, Shuffle, Reveal, Forward, Deck, Deal, Moved, RoundEnd, MatchEnd])
-
-FAMILIES: Final[tuple[Family[Any], ...]] = (
-    RELAY_REQUESTS, RELAY_EVENTS, SEAT_BODIES, HOST_BODIES, HOST_PAYLOADS, SEAT_PAYLOADS)

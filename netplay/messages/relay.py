@@ -1,0 +1,157 @@
+"""The relay layer's messages (PROTOCOL.md sections 3 and 4): rooms, conns, frames, refusals."""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+from netplay.messages.codec import (
+    MAX_RELAY_BODY,
+    PROTOCOL_VERSION,
+    SIGNED_MAX,
+    SIGNED_MIN,
+    Bin,
+    Bool,
+    Exactly,
+    Family,
+    Int,
+    Key,
+    Message,
+    Opt,
+    Text,
+    Version,
+    kind,
+)
+from netplay.messages.shapes import CODE, RATE, SECRET
+
+
+@kind
+class Open(Message):
+    """Open a new room as its host, or reclaim `room` with its `host_secret`."""
+
+    t = "open"
+    v: Annotated[int, Version()] = PROTOCOL_VERSION
+    room: Annotated[str | None, Opt(Text(40))] = None
+    host_secret: Annotated[bytes | None, Opt(SECRET)] = None
+
+
+@kind
+class Enter(Message):
+    """Enter `room` as a seat (nil: the only room of a single-room relay)."""
+
+    t = "enter"
+    v: Annotated[int, Version()] = PROTOCOL_VERSION
+    room: Annotated[str | None, Opt(Text(40))] = None
+
+
+@kind
+class Send(Message):
+    """Pass `body` on: a seat's always reaches the host; the host's reaches `to` or every seat."""
+
+    t = "send"
+    body: Annotated[bytes, Bin(MAX_RELAY_BODY)]
+    to: Annotated[int | None, Opt(Int(SIGNED_MIN, SIGNED_MAX))] = None
+    # The relay stamps the sender itself; a `from` a sender writes is read and ignored.
+    claimed: Annotated[int | None, Opt(Int(SIGNED_MIN, SIGNED_MAX)), Key("from")] = None
+
+
+@kind
+class Admit(Message):
+    """The host vouches for conn `conn`: a seat, or (with `watch`) a watcher; no answer."""
+
+    t = "admit"
+    conn: Annotated[int, Int(SIGNED_MIN, SIGNED_MAX)]
+    watch: Annotated[bool | None, Opt(Bool())] = None
+
+
+@kind
+class Ping(Message):
+    """Ask for a pong."""
+
+    t = "ping"
+
+
+@kind
+class Opened(Message):
+    """The relay's answer to `open`."""
+
+    t = "opened"
+    room: Annotated[str, Text(40, 1)]
+    conn: Annotated[int, Int()]
+    host_secret: Annotated[bytes, Exactly(32)]
+    rate: Annotated[float | None, Opt(RATE)] = None  # messages a second this conn may send
+    burst: Annotated[float | None, Opt(RATE)] = None
+
+
+@kind
+class Entered(Message):
+    """The relay's answer to `enter`."""
+
+    t = "entered"
+    room: Annotated[str, Text(40, 1)]
+    conn: Annotated[int, Int()]
+    rate: Annotated[float | None, Opt(RATE)] = None
+    burst: Annotated[float | None, Opt(RATE)] = None
+
+
+@kind
+class Frame(Message):
+    """A body addressed to this conn, stamped with its sender's conn."""
+
+    t = "frame"
+    sender: Annotated[int, Int(), Key("from")]
+    body: Annotated[bytes, Bin(MAX_RELAY_BODY)]
+
+
+@kind
+class Arrived(Message):
+    """To the host: a seat entered."""
+
+    t = "arrived"
+    conn: Annotated[int, Int()]
+
+
+@kind
+class Departed(Message):
+    """To the host: a seat's connection closed."""
+
+    t = "departed"
+    conn: Annotated[int, Int()]
+
+
+@kind
+class HostAway(Message):
+    """To every seat: the host's connection closed."""
+
+    t = "host_away"
+
+
+@kind
+class HostBack(Message):
+    """To every seat: the host reclaimed the room."""
+
+    t = "host_back"
+
+
+@kind
+class Pong(Message):
+    """The answer to `ping`."""
+
+    t = "pong"
+
+
+@kind
+class Refused(Message):
+    """A refused message: `code` for programs, `message` for people (relay and host alike)."""
+
+    t = "error"
+    code: Annotated[str, CODE]
+    message: Annotated[str, Text(1000)]
+    seq: Annotated[int | None, Opt(Int(-1, SIGNED_MAX))] = None  # the refused message's number
+
+
+RelayRequest = Open | Enter | Send | Admit | Ping
+RelayEvent = Opened | Entered | Frame | Arrived | Departed | HostAway | HostBack | Pong | Refused
+RELAY_REQUESTS: Final = Family[RelayRequest]("relay message", [Open, Enter, Send, Admit, Ping])
+RELAY_EVENTS: Final = Family[RelayEvent]("relay answer", [
+    Opened, Entered, Frame, Arrived, Departed, HostAway, HostBack, Pong, Refused])
+
