@@ -126,6 +126,8 @@ from netplay.messages.relay import (
     Send,
 )
 from netplay.messages.seat import (
+    MENTAL_PAYLOADS,
+    MOVE_PAYLOADS,
     MOVE_SIGNED,
     NONCE_PAYLOADS,
     NONCE_SIGNED,
@@ -209,6 +211,8 @@ __all__ = [
     "MAX_TABLE_ID",
     "MAX_UINT32",
     "MENTAL_KINDS",
+    "MENTAL_PAYLOADS",
+    "MOVE_PAYLOADS",
     "MOVE_SIGNED",
     "NONCE_PAYLOADS",
     "NONCE_SIGNED",

@@ -464,6 +464,10 @@ class Family(Generic[M]):
         self.name = name
         self.kinds: dict[str, type[M]] = {k.t: k for k in kinds}
 
+    def fields(self) -> dict[str, frozenset[str]]:
+        """The keys each kind may have on the wire, `t` among them, by kind."""
+        return {t: frozenset({"t", *(f.key for f in schema(cls))}) for t, cls in self.kinds.items()}
+
 
 def decode_map(data: bytes, max_size: int) -> dict[str, Any]:
     """Unpack one MessagePack map with a str field `t`, or raise ProtocolError."""

@@ -82,6 +82,9 @@ SEAT_PAYLOADS: Final = Family[SeatPayload]("seat payload", [
     Propose, NonceCommit, NonceReveal, *MENTAL_KINDS])
 NONCE_PAYLOADS: Final = Family[NonceCommit | NonceReveal]("nonce message",
                                                           [NonceCommit, NonceReveal])
+MOVE_PAYLOADS: Final = Family[Propose]("signed move", [Propose])
+MENTAL_PAYLOADS: Final = Family[MpKey | MpShuffle | MpShares | Propose](
+    "mental-poker message", [*MENTAL_KINDS, Propose])
 
 NONCE_SIGNED: Final = signed_row(max(max_size(NonceCommit), max_size(NonceReveal)))
 MOVE_SIGNED: Final = signed_row(max_size(Propose))
@@ -162,4 +165,3 @@ class SeatSays(Message):
 SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SeatSays
 SEAT_BODIES: Final = Family[SeatBody]("seat message", [
     Join, Sync, Chat, Start, Ready, SeatBot, SeatSays])
-

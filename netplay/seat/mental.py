@@ -17,43 +17,49 @@ from netplay.fair import FairnessError
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
-from netplay.messages import ProtocolError
-from netplay.protocol import field as get_field
-from netplay.protocol import inner, pack, read_numbers
+from netplay.messages import (
+    MENTAL_PAYLOADS,
+    Deal,
+    MpKey,
+    MpShares,
+    MpShuffle,
+    Propose,
+    ProtocolError,
+    Signed,
+    as_map,
+)
+from netplay.protocol import pack, read_numbers
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
-
-MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
 
 
 class SeatMental:
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
-    def _on_mental_deal(self, msg: dict[str, Any]) -> None:
-        number = get_field(msg, "round", int)
-        players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
-        parties = get_field(msg, "parties", list)
+    def _on_mental_deal(self, msg: Deal) -> None:
+        number, players, dealer = msg.round, msg.players, msg.dealer
+        parties = msg.parties or ()
         if (players != len(self.ids) or len(parties) != players
                 or any(p not in (i, BOT_PARTY) for i, p in enumerate(parties))):
             raise FairnessError("dealer", "its deal names parties that are not the table's seats")
-        scores = read_numbers(msg.get("scores"), "'scores' of a deal")
-        signs = tuple(get_field(msg, "signs", list, optional=True) or ())
+        scores = read_numbers(msg.scores, "'scores' of a deal")
+        signs = tuple(msg.signs or ())
         me = self.my_seat
-        party = me if me is not None and parties[me] == me else WATCHER
+        party = me if me is not None and me < players and parties[me] == me else WATCHER
         self.mental = MentalPlay(self.game, self.table, number, party, tuple(parties), signs,
                                  dealer, tuple(scores))
         self.view, self.round_number, self._shown = None, number, 0
         self._mental_after()
 
-    def _on_mental_host(self, msg: dict[str, Any]) -> None:
+    def _on_mental_host(self, msg: MpKey | MpShuffle | MpShares | Propose) -> None:
         """A message of the host's key for its bots, signed in the host's own chain."""
-        self._mental_from(BOT_PARTY, msg)
+        self._mental_from(BOT_PARTY, as_map(msg))
 
-    def _on_mental_fwd(self, seat: int, wire: Any) -> None:
+    def _on_mental_fwd(self, seat: int, wire: Signed) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
-        payload = self._append_inner(seat, wire)
+        body = self._seat_payload(seat, wire, MENTAL_PAYLOADS)
         if seat == self.my_seat:
             return  # this seat's own: applied when it was made, its head advanced when signed
-        self._mental_from(seat, inner(payload))
+        self._mental_from(seat, as_map(body))
 
     def _mental_from(self, sender: int, body: dict[str, Any]) -> None:
         play = self.mental
