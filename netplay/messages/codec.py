@@ -488,7 +488,11 @@ def decode(data: object, family: Family[M], limit: int = MAX_BODY_BYTES) -> M:
     """The message `data` holds, one of `family`'s kinds, or ProtocolError."""
     if type(data) is not bytes:
         raise bad("a frame body must be bytes")
-    msg = decode_map(data, limit)
+    return decode_mapped(decode_map(data, limit), data, family)
+
+
+def decode_mapped(msg: dict[str, Any], data: bytes, family: Family[M]) -> M:
+    """`decode`, for a caller that has unpacked `data` into `msg` with `decode_map` already."""
     cls = family.kinds.get(msg["t"])
     if cls is None:
         raise ProtocolError("unknown_type", f"no {family.name} of type {msg['t'][:40]!r}")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from netplay.messages.codec import (
     MAX_RELAY_BODY,
+    MAX_UINT32,
     PROTOCOL_VERSION,
     SIGNED_MAX,
     SIGNED_MIN,
@@ -19,7 +20,10 @@ from netplay.messages.codec import (
     Opt,
     Text,
     Version,
+    encode,
+    encode_map,
     kind,
+    max_size,
 )
 from netplay.messages.shapes import CODE, RATE, SECRET
 
@@ -155,3 +159,46 @@ RELAY_REQUESTS: Final = Family[RelayRequest]("relay message", [Open, Enter, Send
 RELAY_EVENTS: Final = Family[RelayEvent]("relay answer", [
     Opened, Entered, Frame, Arrived, Departed, HostAway, HostBack, Pong, Refused])
 
+# -- the per-frame paths: the same checks and bytes as decode and encode, less work ----------
+
+_SEND_KEYS: Final = frozenset({"t", "body", "to", "from"})
+_FRAME_KEYS: Final = frozenset({"t", "body", "from"})
+
+
+def _is_conn(value: object) -> bool:
+    return type(value) is int and SIGNED_MIN <= value <= SIGNED_MAX  # type: ignore[operator]
+
+
+def read_send(msg: dict[str, Any], size: int) -> Send | None:
+    """The `send` a decoded map holds when it is a well-formed one, else None: the relay's
+    per-frame path, the same checks as `decode_mapped` without its generic walk (which then
+    names what is wrong, or reads the other kinds). `size`: the bytes `msg` was unpacked from."""
+    if msg["t"] != "send" or not _SEND_KEYS.issuperset(msg) or size > max_size(Send):
+        return None
+    body, to, claimed = msg.get("body"), msg.get("to"), msg.get("from")
+    if (type(body) is not bytes or len(body) > MAX_RELAY_BODY
+            or (to is not None and not _is_conn(to))
+            or (claimed is not None and not _is_conn(claimed))):
+        return None
+    return Send(body=body, to=to, claimed=claimed)
+
+
+def read_frame(msg: dict[str, Any], size: int) -> Frame | None:
+    """The `frame` a decoded map holds when it is a well-formed one, else None (a client's
+    per-frame path, as `read_send` is the relay's)."""
+    if msg["t"] != "frame" or not _FRAME_KEYS.issuperset(msg) or size > max_size(Frame):
+        return None
+    sender, body = msg.get("from"), msg.get("body")
+    if (type(sender) is not int or not 0 <= sender <= MAX_UINT32
+            or type(body) is not bytes or len(body) > MAX_RELAY_BODY):
+        return None
+    return Frame(sender=sender, body=body)
+
+
+def encode_send(body: bytes, to: int | None) -> bytes:
+    """`encode(Send(body=body, to=to))` for a client's per-message path: the same bytes."""
+    if type(body) is not bytes or len(body) > MAX_RELAY_BODY or (
+            to is not None and not _is_conn(to)):
+        return encode(Send(body=body, to=to))  # which says what is wrong
+    return encode_map({"t": "send", "body": body} if to is None
+                      else {"t": "send", "body": body, "to": to})
