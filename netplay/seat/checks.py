@@ -6,7 +6,7 @@ docs/FAIRNESS.md says what each check proves and whom a failure blames.
 from __future__ import annotations
 
 import time
-from typing import Any, TypeVar
+from typing import Any
 
 from engine import zodiak
 from engine.errors import IllegalMove
@@ -63,12 +63,11 @@ from netplay.protocol import (
     read_number,
     read_numbers,
 )
+from netplay.seat.state import M, SeatState
 from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
 
-M = TypeVar("M")
 
-
-class ClientChecks:
+class ClientChecks(SeatState):
     """The `RemoteSession` methods that follow the host's chain, shuffles and audits."""
 
     def _on_resync(self, msg: Resync) -> None:
@@ -116,7 +115,7 @@ class ClientChecks:
                 self._begin_chain(chain)
             payload = self.chain.append(HOST_SENDER, msg.m)
             body = self._host_payload(payload)
-            said = body.after if body is not None and after is not None else None
+            said = getattr(body, "after", None) if after is not None else None
             if said is not None and after is not None and said != after:
                 raise FairnessError(RELAY, f"{said - after} message(s) at the end of round"
                                     f" {chain - 1} were dropped")
@@ -461,6 +460,6 @@ class ClientChecks:
             verdict = f"round {ledger.number} verified"
         self.verdicts.append(verdict)
         self.emit(Notice(verdict, "error" if failures else "info"))
-        self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
+        self.emit(RoundEnded(view.copy() if view else None, winner,
                              read_number(msg.points, "'points'"), tuple(scores),
                              msg.summary[:200]))

@@ -29,10 +29,11 @@ from netplay.messages import (
     as_map,
 )
 from netplay.protocol import pack, read_numbers
+from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
 
-class SeatMental:
+class SeatMental(SeatState):
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
     def _on_mental_deal(self, msg: Deal) -> None:

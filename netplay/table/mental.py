@@ -18,12 +18,12 @@ from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import MpKey, MpShares, MpShuffle, Propose, ProtocolError, as_map
 from netplay.protocol import wire_numbers
+from netplay.table.state import TableState
 
-MentalPayload = MpKey | MpShuffle | MpShares | Propose
 MENTAL_KINDS = (MpKey, MpShuffle, MpShares, Propose)  # a seat's signed payloads in such a round
 
 
-class HostMental:
+class HostMental(TableState):
     """The `Host` methods that carry a round dealt by mental poker."""
 
     def _seat_parties(self) -> tuple[int, ...]:
@@ -32,6 +32,7 @@ class HostMental:
     async def _mental_deal(self, number: int) -> None:
         """Start round `number`: name the parties, then let the chain of shuffles run."""
         match = self.match
+        assert match is not None  # a round is dealt only once the match has started
         parties = self._seat_parties()
         party = BOT_PARTY if BOT_PARTY in parties else WATCHER
         signs = tuple(match.signs) if self.config.game == "zodiak" else ()
@@ -60,7 +61,7 @@ class HostMental:
         self._wake.set()
 
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: MentalPayload) -> None:
+                                body: MpKey | MpShuffle | MpShares | Propose) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
         play = self.mental
         if play is None or body.round != self.round_number:
