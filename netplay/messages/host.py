@@ -27,6 +27,7 @@ from netplay.messages.codec import (
     Message,
     Nested,
     Opt,
+    Real,
     Row,
     Text,
     kind,
@@ -77,6 +78,7 @@ class Welcome(Message):
     owner: Annotated[bool | None, Opt(Bool())] = None
     turn_seconds: Annotated[int | None, Opt(Int(SIGNED_MIN, SIGNED_MAX))] = None  # the timer
     house: Annotated[str | None, Opt(Text(MAX_HOUSE))] = None  # docs/RECORDS.md "House rules"
+    away_seconds: Annotated[float | None, Opt(Real(0.0, float("inf")))] = None  # before a bot plays
 
 
 @kind

@@ -175,8 +175,10 @@ class RemoteSession(SeatMental, ClientChecks):
             if self.closed or self.result is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
+            lost_at = time.monotonic()
             if not await self._reconnect(delay):
                 break
+            self.away_for = time.monotonic() - lost_at
         await self._shutdown_connection()
         self.closed = True
         if self.gone is not None:
@@ -253,6 +255,8 @@ class RemoteSession(SeatMental, ClientChecks):
         except IllegalMove as exc:
             raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
         self.is_owner = msg.owner is True
+        away = msg.away_seconds
+        self.away_seconds = float(away) if away is not None else None
         limit = msg.turn_seconds
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.host)

@@ -76,6 +76,11 @@ class SeatState(GameSession, ABC):
     _started_match: bool = False
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     _shown: int = 0  # the moves of that round shown so far
+    _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)
+    _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
+    away_seconds: float | None = None  # the table's away time, from its welcome
+    away_for: float = 0.0  # how long this seat's last absence from the table lasted
+    _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
@@ -89,6 +94,10 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     def _on_host_message(self, msg: HostPayload) -> None:
         """Act on one message of the host's chain, accepted and in order."""
+
+    @abstractmethod
+    async def _send(self, body: bytes) -> None:
+        """Send one body to the host through the relay (dropped while disconnected)."""
 
     # -- netplay/seat/checks.py -----------------------------------------------
 
@@ -113,3 +122,7 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     def _on_mental_fwd(self, seat: int, wire: Signed) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
+
+    @abstractmethod
+    def _resend_unforwarded(self) -> None:
+        """After a (re)connection: send again what the host has not forwarded."""

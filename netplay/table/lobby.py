@@ -138,6 +138,7 @@ class HostLobby(TableState):
                                 ("aries",) * self.config.players, house=self.config.house).target,
                 "house": str(self.config.house),
                 "table": self.table, "host": self.identity.public.to_bytes(),
+                "away_seconds": self.config.away_timeout,
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),
                 "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats]}
