@@ -64,6 +64,7 @@ from netplay.messages.codec import (
     from_map,
     kind,
     max_size,
+    number_text,
     schema,
 )
 from netplay.messages.host import (
@@ -331,6 +332,7 @@ __all__ = [
     "from_map",
     "kind",
     "max_size",
+    "number_text",
     "read_frame",
     "read_send",
     "schema",

@@ -86,6 +86,16 @@ class Spec:
         """What the value must be, for error messages."""
         raise NotImplementedError
 
+    def text(self) -> str:
+        """The type and bounds in words, as docs/PROTOCOL.md writes them."""
+        raise NotImplementedError
+
+
+def number_text(value: int) -> str:
+    """A bound as docs/PROTOCOL.md writes it: powers of two by name."""
+    names = {SIGNED_MIN: "-2**63", SIGNED_MAX: "2**63 - 1", MAX_UINT32: "2**32 - 1"}
+    return names.get(value, str(value))
+
 
 def _wrong(spec: Spec, value: object, where: str) -> ProtocolError:
     return bad(f"{where} must be {spec.kind()}, not {type(value).__name__}")
@@ -111,6 +121,9 @@ class Int(Spec):
     def kind(self) -> str:
         return "int"
 
+    def text(self) -> str:
+        return f"int, {number_text(self.lo)} to {number_text(self.hi)}"
+
 
 @dataclass(frozen=True)
 class Real(Spec):
@@ -131,6 +144,9 @@ class Real(Spec):
 
     def kind(self) -> str:
         return "a number"
+
+    def text(self) -> str:
+        return f"number (int or float), {self.lo:g} to {self.hi:g}"
 
 
 @dataclass(frozen=True)
@@ -153,6 +169,9 @@ class Digits(Spec):
     def kind(self) -> str:
         return "decimal digits"
 
+    def text(self) -> str:
+        return f"str of decimal digits (a `-` allowed), at most {self.most}"
+
 
 @dataclass(frozen=True)
 class Bool(Spec):
@@ -167,6 +186,9 @@ class Bool(Spec):
         return 1
 
     def kind(self) -> str:
+        return "bool"
+
+    def text(self) -> str:
         return "bool"
 
 
@@ -192,6 +214,10 @@ class Text(Spec):
     def kind(self) -> str:
         return "str"
 
+    def text(self) -> str:
+        least = f"{self.least} to " if self.least else "at most "
+        return f"str, {least}{self.most} characters"
+
 
 @dataclass(frozen=True)
 class Bin(Spec):
@@ -214,6 +240,9 @@ class Bin(Spec):
 
     def kind(self) -> str:
         return "bin"
+
+    def text(self) -> str:
+        return f"bin {self.size}" if self.size is not None else f"bin, at most {self.most} bytes"
 
 
 def Exactly(size: int) -> Bin:
@@ -238,6 +267,9 @@ class Opt(Spec):
 
     def kind(self) -> str:
         return f"{self.spec.kind()} or nil"
+
+    def text(self) -> str:
+        return f"{self.spec.text()}; or nil"
 
 
 @dataclass(frozen=True)
@@ -267,6 +299,9 @@ class ListOf(Spec):
     def kind(self) -> str:
         return "a list"
 
+    def text(self) -> str:
+        return f"list of at most {self.most} × ({self.item.text()})"
+
 
 @dataclass(frozen=True)
 class Row(Spec):
@@ -294,6 +329,10 @@ class Row(Spec):
 
     def kind(self) -> str:
         return f"a list of {len(self.specs)} items"
+
+    def text(self) -> str:
+        name = getattr(self.make, "__name__", "row")
+        return f"{name} [" + "; ".join(s.text() for s in self.specs) + "]"
 
 
 @dataclass(frozen=True)
@@ -324,6 +363,9 @@ class Either(Spec):
     def kind(self) -> str:
         return " or ".join(s.kind() for s in self.specs)
 
+    def text(self) -> str:
+        return " or ".join(f"({s.text()})" for s in self.specs)
+
 
 @dataclass(frozen=True)
 class Nested(Spec):
@@ -347,6 +389,9 @@ class Nested(Spec):
     def kind(self) -> str:
         return "a map"
 
+    def text(self) -> str:
+        return f"map {self.cls.__name__} (its own table)"
+
 
 @dataclass(frozen=True)
 class Version(Spec):
@@ -366,6 +411,9 @@ class Version(Spec):
 
     def kind(self) -> str:
         return f"the int {PROTOCOL_VERSION}"
+
+    def text(self) -> str:
+        return f"int {PROTOCOL_VERSION}"
 
 
 @dataclass(frozen=True)
