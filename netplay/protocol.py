@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast, overload
+from typing import Any, cast
 
 from engine import hekata, zodiak
 from engine.cards import Card
@@ -41,32 +41,6 @@ from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
 
 MAX_BODY_BYTES = 60_000
-T = TypeVar("T")
-
-
-@overload
-def field(msg: dict[str, Any], name: str, kind: type[T], optional: Literal[False] = False) -> T: ...
-
-
-@overload
-def field(msg: dict[str, Any], name: str, kind: type[T], optional: bool) -> T | None: ...
-
-
-def field(msg: dict[str, Any], name: str, kind: type[T], optional: bool = False) -> T | None:
-    """Return `msg[name]` checked to be of `kind` (None allowed when optional), else ProtocolError."""
-    value = msg.get(name)
-    if value is None:
-        if optional:
-            return None
-        raise ProtocolError("bad_frame", f"'{msg.get('t')}' needs a field '{name}'")
-    # bool is an int subclass; a True where a number belongs is a bug or an attack.
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ProtocolError(
-            "bad_frame",
-            f"field '{name}' of '{msg.get('t')}' must be {kind.__name__}, "
-            f"not {type(value).__name__}",
-        )
-    return value
 
 SPECTATOR = 63  # the audit's "own seat" for a watcher: a seat no table has
 MAX_NAME = 24
