@@ -7,12 +7,13 @@ drew after that reshuffle. `ZodiakBelief` replays the view's history to give
 every hidden card and every hidden slot a *pool* (0: never seen; k: the k-th
 reshuffle) and deals each pool's cards only into that pool's slots.
 
-A draw by choice says something too, though RULES 1.3 allows it with a playable
-card: most players (and the greedy bot, always) draw only when nothing in hand
-may start a run, and meet a pending ace with an ace when they hold one. So the
-cards an opponent held when it drew are taken to be none of the cards that
-could have started a run then (`excluded` slots), until that opponent plays a
-card that contradicts it: from then on its draws are taken to prove nothing.
+Moves say something too, read as a player who sheds all it can (the greedy bot,
+always) makes them, though RULES 1.3 allows other play: such a player draws only
+when nothing in hand may start a run, meets a pending ace with an ace when it
+holds one, and stops a run only when nothing in hand may follow. So the cards an
+opponent held when it drew, or kept after a run, are taken to be none of those
+(`excluded` slots), until that opponent plays a card that contradicts it: from
+then on its moves are taken to prove nothing.
 
 Hekata (RULES 2.6): every card played stays in view (on the table or in a
 taken trick), so the hidden cards are the deck less the seat's hand, the table
@@ -29,6 +30,7 @@ from engine.cards import Card, french_deck, hekata_deck
 from engine.playout import (
     ACES,
     EIGHTS,
+    FOLLOW,
     RANK,
     RANK_MASK,
     SUIT,
@@ -106,6 +108,9 @@ class ZodiakBelief:
                         owned[seat][pool] -= 1
                         held[seat].play(pool, card_index(card))
                     pile.append(card)
+                if seat != me:
+                    held[seat].exclude(_left_unplayed(cards, pile[-len(cards) - 1], declared,
+                                                      view.zodiac_card(seat)))
                 declared = effect.move.declared
                 penalty_from_ace = len(cards) == 1 and cards[0].rank == 1
                 forced = len(cards) == 1 and cards[0] == view.zodiac_card(seat)
@@ -217,6 +222,22 @@ def _could_start(top: Card | None, declared: str | None, penalty_from_ace: bool)
         return SUIT_MASK["SHDC".index(declared)] | EIGHTS
     top_index = card_index(top)
     return SUIT_MASK[SUIT[top_index]] | RANK_MASK[RANK[top_index]] | EIGHTS
+
+
+def _left_unplayed(cards: tuple[Card, ...], top: Card | None, declared: str | None,
+                   zodiac_card: Card) -> int:
+    """The cards a player who shed as much as it could cannot have kept after playing `cards`.
+
+    Every card added to a run sheds one more, so such a player stops a run only when no card
+    in hand may follow its last card (RULES 1.3), and plays a lone wild eight only when nothing
+    else could start a run. A lone ace or zodiac card is played for its effect and says nothing.
+    """
+    first = cards[0]
+    if len(cards) == 1 and (first.rank == 1 or first == zodiac_card):
+        return 0
+    if len(cards) == 1 and first.rank == 8:
+        return _could_start(top, declared, False) & ~EIGHTS
+    return FOLLOW[card_index(cards[-1])]
 
 
 class _Slots:

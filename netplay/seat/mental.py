@@ -63,6 +63,12 @@ class SeatMental(SeatState):
         scores = read_numbers(msg.scores, "'scores' of a deal")
         signs = tuple(msg.signs or ())
         me = self.my_seat if self.my_seat is not None and self.my_seat < players else None
+        dealt = self.mental
+        if dealt is not None and dealt.round_no == number and dealt.seat_parties == tuple(parties):
+            # Dealing a round again lets the host pick, among decks, one its bots like; an
+            # honest host deals a round again only after a void, with a bot in a person's seat.
+            raise FairnessError(DEALER, f"dealt round {number} a second time with the same"
+                                " parties: this seat keeps the first deal")
         if me is not None and parties[me] != me and not self._was_away():
             self.mental, self.view, self.round_number = None, None, number
             self._refused_round = number
