@@ -11,8 +11,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
 
+from engine.errors import IllegalMove
 from engine.games import GAMES
+from engine.house import STANDARD, HouseRules
 from netplay.relay.lan import LanBrowser, LanTable
+from tui.widgets.house import HouseRulesInput
 
 DEFAULT_PORT = 7777
 
@@ -25,9 +28,10 @@ class HostSetup(ModalScreen[list[str] | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, game: str, name: str, sign: str) -> None:
+    def __init__(self, game: str, name: str, sign: str, house: HouseRules = STANDARD) -> None:
         super().__init__()
         self.game, self.player_name, self.sign = game, name, sign
+        self.house = house
 
     def compose(self) -> ComposeResult:
         rules = GAMES[self.game]
@@ -48,6 +52,9 @@ class HostSetup(ModalScreen[list[str] | None]):
             with Horizontal(classes="field"):
                 yield Label("Port", classes="field-label")
                 yield Input(str(DEFAULT_PORT), id="host-port", type="integer", max_length=5)
+            with Horizontal(classes="field"):
+                yield Label("House rules", classes="field-label")
+                yield HouseRulesInput(self.house, id="host-house")
             with Horizontal(classes="field"):
                 yield Label("List on LAN", classes="field-label")
                 yield Switch(True, id="host-announce")
@@ -79,6 +86,12 @@ class HostSetup(ModalScreen[list[str] | None]):
             args += ["--name", self.player_name]
         if self.sign and GAMES[game].uses_signs:
             args += ["--sign", self.sign]
+        try:
+            house = self.query_one("#host-house", HouseRulesInput).rules()
+        except IllegalMove as exc:
+            raise ValueError(str(exc)) from None
+        if not house.standard:
+            args += ["--house", str(house)]
         if not self.query_one("#host-announce", Switch).value:
             args.append("--no-announce")
         return args
