@@ -20,12 +20,13 @@ from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
 from netplay.protocol import field as get_field
 from netplay.protocol import inner, pack, read_numbers
+from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
 
 
-class SeatMental:
+class SeatMental(SeatState):
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
     def _on_mental_deal(self, msg: dict[str, Any]) -> None:

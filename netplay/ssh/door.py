@@ -269,7 +269,7 @@ def _log_failure(task: asyncio.Task[Any]) -> None:
         log.error("ssh door task failed", exc_info=task.exception())
 
 
-class _KeyThenMaybePassword(_ServerPublicKeyAuth):  # type: ignore[misc]
+class _KeyThenMaybePassword(_ServerPublicKeyAuth):
     """asyncssh's public key check, answering "partial success" when the password must follow."""
 
     async def send_success(self) -> None:

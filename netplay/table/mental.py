@@ -17,11 +17,12 @@ from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
+from netplay.table.state import TableState
 
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
 
 
-class HostMental:
+class HostMental(TableState):
     """The `Host` methods that carry a round dealt by mental poker."""
 
     def _seat_parties(self) -> tuple[int, ...]:
@@ -30,6 +31,7 @@ class HostMental:
     async def _mental_deal(self, number: int) -> None:
         """Start round `number`: name the parties, then let the chain of shuffles run."""
         match = self.match
+        assert match is not None  # a round is dealt only once the match has started
         parties = self._seat_parties()
         party = BOT_PARTY if BOT_PARTY in parties else WATCHER
         signs = tuple(match.signs) if self.config.game == "zodiak" else ()
