@@ -35,26 +35,28 @@ class HostSetup(ModalScreen[list[str] | None]):
 
     def compose(self) -> ComposeResult:
         rules = GAMES[self.game]
-        with Vertical(classes="dialog", id="host-setup"):
+        # Every field is one line (compact), so the dialog and its buttons fit 80x24.
+        with Vertical(classes="dialog compact-form", id="host-setup"):
             yield Label("Host a table on this machine", classes="dialog-title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="field-label")
                 yield Select([(g.title, g.name) for g in GAMES.values()], value=self.game,
-                             allow_blank=False, id="host-game")
+                             allow_blank=False, id="host-game", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Seats", classes="field-label")
                 yield Select([(str(n), n) for n in rules.players], value=rules.default_players,
-                             allow_blank=False, id="host-players")
+                             allow_blank=False, id="host-players", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Bots", classes="field-label")
                 yield Select([(str(n), n) for n in range(4)], value=0, allow_blank=False,
-                             id="host-bots")
+                             id="host-bots", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Port", classes="field-label")
-                yield Input(str(DEFAULT_PORT), id="host-port", type="integer", max_length=5)
+                yield Input(str(DEFAULT_PORT), id="host-port", type="integer", max_length=5,
+                            compact=True)
             with Horizontal(classes="field"):
                 yield Label("House rules", classes="field-label")
-                yield HouseRulesInput(self.house, id="host-house")
+                yield HouseRulesInput(self.house, id="host-house", compact=True)
             with Horizontal(classes="field"):
                 yield Label("List on LAN", classes="field-label")
                 yield Switch(True, id="host-announce")

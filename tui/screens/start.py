@@ -48,30 +48,31 @@ class StartScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         d = self.defaults = self._with_settings(self.defaults)
         yield Header()
-        with Vertical(id="start"):
+        # Every field is one line (compact), so all of them and the buttons fit 80x24.
+        with Vertical(id="start", classes="compact-form"):
             yield Static("Play cards against bots", id="start-title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="field-label")
                 yield Select([(g.title, g.name) for g in GAMES.values()], value=d.game,
-                             allow_blank=False, id="game")
+                             allow_blank=False, id="game", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Players", classes="field-label")
                 yield Select(self._player_options(d.game), value=d.players, allow_blank=False,
-                             id="players-choice")
+                             id="players-choice", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Your name", classes="field-label")
-                yield Input(d.name, id="name", max_length=20)
+                yield Input(d.name, id="name", max_length=20, compact=True)
             with Horizontal(classes="field", id="sign-field"):
                 yield Label("Your sign", classes="field-label")
                 yield Select([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
-                             allow_blank=False, id="sign")
+                             allow_blank=False, id="sign", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Bots", classes="field-label")
                 yield Select(self._bot_options(d.bots), value=",".join(d.bots),
-                             allow_blank=False, id="bot-kind")
+                             allow_blank=False, id="bot-kind", compact=True)
             with Horizontal(classes="field"):
                 yield Label("House rules", classes="field-label")
-                yield HouseRulesInput(d.house, id="house")
+                yield HouseRulesInput(d.house, id="house", compact=True)
             yield Static(GAMES[d.game].blurb, id="about")
             with Horizontal(id="start-buttons"):
                 yield Button("Play (p)", variant="primary", id="play")
