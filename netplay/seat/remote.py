@@ -281,6 +281,13 @@ class RemoteSession(SeatMental, ClientChecks):
             if type(index) is int and 0 <= index < len(self.ids) and ident is not None:
                 self.ids[index] = public_identity(ident)  # keys of the next chain
         self.lobby_ids = lobby_ids
+        if msg.get("house") is not None and not self._started_match:
+            # The host may change the house rules in the lobby: the match is checked by these.
+            try:
+                self.house = HouseRules.parse(get_field(msg, "house", str))
+            except IllegalMove as exc:
+                raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
+            self.target = get_field(msg, "target", int)
         self.seats = tuple(seats)
         self.emit(SeatsChanged(self.seats))
 
@@ -454,6 +461,10 @@ class RemoteSession(SeatMental, ClientChecks):
     async def set_bot(self, seat: int, kind: str | None) -> None:
         """Put a bot of `kind` in an empty seat, or take it out with None (the host's seat only)."""
         await self._send(pack("seat_bot", owner=self.owner, seat=seat, kind=kind))
+
+    async def set_house(self, house: HouseRules) -> None:
+        """Set the match's house rules before the start (the host's seat only)."""
+        await self._send(pack("house", owner=self.owner, rules=str(house)))
 
     async def _send(self, body: bytes) -> None:
         if self._conn is not None and not self._conn.closed:

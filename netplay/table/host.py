@@ -164,7 +164,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
     def _handlers(self) -> dict[str, Callable[[int, dict[str, Any]], Any]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
                 "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
-                "seat_bot": self._on_seat_bot}
+                "seat_bot": self._on_seat_bot, "house": self._on_house}
 
     def _budget(self, conn: int) -> ConnBudget:
         budget = self.budgets.get(conn)

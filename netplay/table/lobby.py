@@ -12,7 +12,9 @@ from typing import Any
 
 from engine import zodiak
 from engine.bots import BOT_KINDS
+from engine.errors import IllegalMove
 from engine.games import game_named
+from engine.house import HouseRules
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
 from netplay.messages import ProtocolError
@@ -138,10 +140,7 @@ class HostLobby(TableState):
 
     def _table_facts(self) -> dict[str, Any]:
         return {"game": self.config.game, "players": self.config.players,
-                "target": Match(self.config.game, self.config.players,
-                                ("aries",) * self.config.players, house=self.config.house).target,
-                "house": str(self.config.house),
-                "table": self.table, "host": self.identity.public.to_bytes(),
+                **self._house_facts(), "table": self.table, "host": self.identity.public.to_bytes(),
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),
                 "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats]}
@@ -173,7 +172,30 @@ class HostLobby(TableState):
         seats = [{**asdict(s.info()), "seat": i, "id": bytes.fromhex(s.ident) if s.ident else None}
                  for i, s in enumerate(self.seats)]
         await self._broadcast("lobby", seats=seats, started=self.started,
-                              watching=len(self.spectators))
+                              watching=len(self.spectators), **self._house_facts())
+
+    def _house_facts(self) -> dict[str, Any]:
+        """The house rules and the target they make, which the host may change in the lobby."""
+        return {"target": Match(self.config.game, self.config.players,
+                                ("aries",) * self.config.players, house=self.config.house).target,
+                "house": str(self.config.house)}
+
+    async def _on_house(self, conn: int, msg: dict[str, Any]) -> None:
+        """The host's own seat sets the house rules before the start; everyone is asked again."""
+        self._check_owner(conn, msg, "sets the house rules")
+        try:
+            house = HouseRules.parse(get_field(msg, "rules", str))
+        except IllegalMove as exc:
+            raise ProtocolError("bad_frame", f"house rules: {exc}") from None
+        if house == self.config.house:
+            return
+        self.config.house = house
+        # The people seated said ready to other rules: each says it again to these.
+        for seat in self.seats:
+            seat.ready = False
+        self.on_event(f"house rules: {house}")
+        await self._send_lobby(force=True)
+        self._save()
 
     async def _on_chat(self, conn: int, msg: dict[str, Any]) -> None:
         text = get_field(msg, "text", str)[:MAX_CHAT]
