@@ -28,6 +28,7 @@ FIELDS: dict[str, frozenset[str]] = {
     "ready": frozenset({"t", "ready"}),
     "seat_bot": frozenset({"t", "owner", "seat", "kind"}),
     "house": frozenset({"t", "owner", "rules"}),
+    "rematch": frozenset({"t", "owner"}),
     "s": frozenset({"t", "c", "m"}),
 }
 SIGNED_FIELDS: dict[str, frozenset[str]] = {
