@@ -901,9 +901,17 @@ class SeatSays(Message):
     m: Annotated[Signed, SEAT_SIGNED]
 
 
-SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SetHouse | SeatSays
+@kind
+class Rematch(Message):
+    """The host's own seat offers the same seats a new match once the match is over."""
+
+    t = "rematch"
+    owner: Annotated[bytes | None, Opt(SECRET)] = None
+
+
+SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SetHouse | Rematch | SeatSays
 SEAT_BODIES: Final = Family[SeatBody]("seat message", [
-    Join, Sync, Chat, Start, Ready, SeatBot, SetHouse, SeatSays])
+    Join, Sync, Chat, Start, Ready, SeatBot, SetHouse, Rematch, SeatSays])
 
 # -- host to one seat (PROTOCOL.md G4) -----------------------------------------------------------
 
