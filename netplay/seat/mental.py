@@ -6,24 +6,37 @@ chain: the host's key for its bots speaks in the host's own messages, every othe
 a `fwd`, signed by that seat. What this seat owes (its key, its shuffle in turn, its shares, its
 moves) is signed into its own chain and sent. The engine's view is `MentalPlay.state`; each
 move applied is shown as it would be with the trusted dealer.
+
+What the host could do to a seat without breaking a signature is checked here too (FAIRNESS.md
+A8, "Blame"): a deal that hands this person's seat to the host's bots while the person is here
+is refused, so no round is dealt without this person's shuffle; a message of the host's key for
+its bots that fails is blamed on the host; and each message this seat signs must come back
+forwarded in the host's chain: one that does not is sent again, then blamed on the host.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
-from netplay.fair import FairnessError
+from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
 from netplay.protocol import field as get_field
-from netplay.protocol import inner, pack, read_numbers
+from netplay.protocol import inner, pack, read_numbers, unpack
 from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
+FORWARD_SECONDS = 10.0
+"""How long a signed message may wait to come back forwarded before it is sent again; after as
+long again it is blamed on the host. An honest host forwards each at once, after its checks."""
+MIN_AWAY_SECONDS = 5.0
+"""A deal that gives this seat to the bots is believed only after an absence at least this long
+and the table's away time (an honest host waits its away time before it voids a round)."""
 
 
 class SeatMental(SeatState):
@@ -39,6 +52,13 @@ class SeatMental(SeatState):
         scores = read_numbers(msg.get("scores"), "'scores' of a deal")
         signs = tuple(get_field(msg, "signs", list, optional=True) or ())
         me = self.my_seat
+        if me is not None and parties[me] != me and not self._was_away():
+            self.mental, self.view, self.round_number = None, None, number
+            self._refused_round = number
+            raise FairnessError(DEALER, f"dealt round {number} with this seat played by its"
+                                " bots while its person is here: the round is refused, and no"
+                                " card of it is shown")
+        self._refused_round = None
         party = me if me is not None and parties[me] == me else WATCHER
         self.mental = MentalPlay(self.game, self.table, number, party, tuple(parties), signs,
                                  dealer, tuple(scores))
@@ -53,18 +73,79 @@ class SeatMental(SeatState):
         """A seat's own signed mental-poker message, forwarded by the host."""
         payload = self._append_inner(seat, wire)
         if seat == self.my_seat:
-            return  # this seat's own: applied when it was made, its head advanced when signed
+            # This seat's own: applied when it was made, its head advanced when signed.
+            seq = SignedMessage.from_wire(wire).seq
+            self._unforwarded = {n: v for n, v in self._unforwarded.items() if n > seq}
+            return
         self._mental_from(seat, inner(payload))
 
     def _mental_from(self, sender: int, body: dict[str, Any]) -> None:
         play = self.mental
         if play is None:
+            if self._refused_round is not None and body.get("round") == self._refused_round:
+                return  # a round this seat refused: nothing of it is applied or blamed again
             raise ProtocolError("bad_frame", "a mental-poker message before any deal")
         try:
             play.receive(sender, body)
         except FairnessError as exc:
-            self._fault(exc)
+            # The host holds the key of its bots' party: what that party does wrong, it did.
+            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
         self._mental_after()
+
+    def _was_away(self) -> bool:
+        """Whether this seat's last absence was long enough for an honest host to void it."""
+        if not self._ever_live:
+            return True  # this process started after the deal: its person was not here
+        return self.away_for >= max(MIN_AWAY_SECONDS, self.away_seconds or 0.0)
+
+    # -- every message this seat signs comes back forwarded ---------------------------
+
+    def _await_forward(self, seq: int, body: bytes) -> None:
+        """Keep a signed message until it is forwarded; check on it after FORWARD_SECONDS."""
+        self._unforwarded[seq] = (body, False)
+        self._forward_check_later(seq)
+
+    def _forward_check_later(self, seq: int) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # driven without an event loop (a unit test): nothing waits on the wire
+        loop.call_later(FORWARD_SECONDS, self._forward_due, seq, self.chain_no)
+
+    def _forward_due(self, seq: int, chain: int) -> None:
+        """Send an unforwarded message again, once; a second time, blame the host."""
+        pending = self._unforwarded.get(seq)
+        if (pending is None or chain != self.chain_no or self.closed or self.result is not None
+                or self.phase != "live"):
+            return  # forwarded, another round, or reconnecting (then it is sent again)
+        body, resent = pending
+        if not resent:
+            self._unforwarded[seq] = (body, True)
+            asyncio.ensure_future(self._send(body))
+            self._forward_check_later(seq)
+            return
+        del self._unforwarded[seq]
+        kind = self._kind_of(body)
+        self._fault(FairnessError(DEALER, f"did not forward this seat's {kind} (its message"
+                                  f" {seq} of round {chain}), sent twice over a live connection"
+                                  f" {2 * FORWARD_SECONDS:g} s ago"))
+
+    @staticmethod
+    def _kind_of(body: bytes) -> str:
+        try:
+            message = SignedMessage.from_wire(unpack(body).get("m"))
+            kind = inner(message.payload).get("t")
+        except (ProtocolError, FairnessError, ValueError, TypeError):
+            return "message"
+        return {"mp_key": "round key", "mp_shuffle": "shuffle", "mp_shares": "decryption shares",
+                "move": "move"}.get(str(kind), "message")
+
+    def _resend_unforwarded(self) -> None:
+        """After a (re)connection: send again what the host has not forwarded, and wait anew."""
+        for seq, (body, _) in sorted(self._unforwarded.items()):
+            self._out.append(body)
+            self._unforwarded[seq] = (body, False)
+            self._forward_check_later(seq)
 
     def _mental_after(self) -> None:
         """Sign what this seat owes, and show what the round has become."""
@@ -80,7 +161,9 @@ class SeatMental(SeatState):
             head = self._heads["move"]
             message = head.sign(self.identity.key, pack(kind, **body))
             head.advance(message)
-            self._out.append(pack("s", c=self.chain_no, m=message.to_wire()))
+            signed = pack("s", c=self.chain_no, m=message.to_wire())
+            self._out.append(signed)
+            self._await_forward(message.seq, signed)
         state = play.state
         if state is None:
             return

@@ -150,8 +150,10 @@ class RemoteSession(SeatMental, ClientChecks):
             if self.closed or self._match_done():
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
+            lost_at = time.monotonic()
             if not await self._reconnect(delay):
                 break
+            self.away_for = time.monotonic() - lost_at
         await self._shutdown_connection()
         self.closed = True
         if self.gone is not None:
@@ -233,6 +235,9 @@ class RemoteSession(SeatMental, ClientChecks):
         except IllegalMove as exc:
             raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
         self.is_owner = msg.get("owner") is True
+        away = msg.get("away_seconds")
+        self.away_seconds = (float(away) if isinstance(away, (int, float))
+                             and not isinstance(away, bool) and away >= 0 else None)
         limit = get_field(msg, "turn_seconds", int, optional=True)
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.get("host"))

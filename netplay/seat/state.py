@@ -75,6 +75,11 @@ class SeatState(GameSession, ABC):
     after_match: bool = False  # keep listening once the match is over, for a rematch
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     _shown: int = 0  # the moves of that round shown so far
+    _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)
+    _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
+    away_seconds: float | None = None  # the table's away time, from its welcome
+    away_for: float = 0.0  # how long this seat's last absence from the table lasted
+    _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
@@ -88,6 +93,10 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     def _on_host_message(self, msg: dict[str, Any]) -> None:
         """Act on one message of the host's chain, accepted and in order."""
+
+    @abstractmethod
+    async def _send(self, body: bytes) -> None:
+        """Send one body to the host through the relay (dropped while disconnected)."""
 
     # -- netplay/seat/checks.py -----------------------------------------------
 
@@ -108,3 +117,7 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     def _on_mental_fwd(self, seat: int, wire: Any) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
+
+    @abstractmethod
+    def _resend_unforwarded(self) -> None:
+        """After a (re)connection: send again what the host has not forwarded."""

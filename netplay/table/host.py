@@ -31,7 +31,7 @@ from functools import partial
 from typing import Any
 
 from engine import zodiak
-from engine.bots import make_bot
+from engine.bots import Bot, make_bot
 from engine.cards import Card
 from engine.errors import IllegalMove
 from engine.games import game_named
@@ -371,6 +371,10 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         return {"game": self.config.game, "scores": list(self.match.scores),
                 "winner": self.match.winner, "moves": self.moves_made}
 
+    def make_bot(self, seat: int, kind: str | None) -> Bot:
+        """The bot that plays `seat` (greedy unless `kind` names another), thinking as configured."""
+        return make_bot(kind or "greedy", self.seed + seat, seconds=self.config.think)
+
     async def _play_loop(self) -> None:
         """Play for bots, and for people who have been away too long."""
         bots: dict[int, Any] = {}
@@ -412,7 +416,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             await asyncio.sleep(self.config.bot_delay)
             if self.state is not state or state.turn != seat:
                 continue
-            bot = bots.setdefault(seat, make_bot(occupant.bot or "greedy", self.seed + seat))
+            bot = bots.setdefault(seat, self.make_bot(seat, occupant.bot))
             n = len(state.history)
             move = await choose_off_loop(bot, state.view(seat))
             if self.state is not state or state.turn != seat or len(state.history) != n:

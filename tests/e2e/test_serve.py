@@ -225,12 +225,13 @@ async def test_announces_a_kept_host_key_and_serves_browsers(serve: ServerMaker,
 
 async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
                                                   players: Callable[[], Player]) -> None:
-    server = await serve("--away-seconds", "0.2", "--bot-speed", "0.005")
+    # Issue 14: the dialog's k chooses the expert, which thinks as briefly as --think says.
+    server = await serve("--away-seconds", "0.2", "--bot-speed", "0.005", "--think", "0.01")
     alice = players()
     await alice.login(server, "alice")
     await alice.see("No tables yet: press n to open one.")
 
-    await alice.new_table(expect="Zodiak for 2: you, 1 bot.")
+    await alice.new_table("k", "k", expect="Zodiak for 2: you, 1 expert bot.")
     await alice.see("Your turn")
     await alice.type("d")
     await alice.see(r"alice draws \d+ card")
@@ -302,7 +303,7 @@ async def test_killed_ssh_client_leaves_no_process(serve: ServerMaker,
     before = set(descendants(server.process.pid))  # the warm process sessions fork from
     await alice.login(server, "alice")
     session = set(descendants(server.process.pid)) - before
-    assert len(session) == 2  # the session's launcher and its app
+    assert len(session) == 1  # the session's app, forked from the warm process
 
     os.kill(await alice.pane_pid(), signal.SIGKILL)
 
@@ -441,4 +442,4 @@ async def test_serve_tables_take_house_rules(serve: ServerMaker, players: Callab
     await alice.see("Your hand")
     await alice.see(r"The match is played to 500\.\s*(.*\n)*.*House rule: rows of at most 3")
     await bob.login(server, "bob")
-    await bob.see(r"Hekata +2/2 .*playing +max-row=3,target=500")
+    await bob.see(r"Hekata +2/2 .*playing +max-row=3")  # cut to the column; the lobby says all

@@ -28,7 +28,7 @@ from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
-from tui.commands.netargs import add_player_arguments, stop_on_signals
+from tui.commands.netargs import add_player_arguments, add_think_argument, stop_on_signals
 from tui.commands.play import add_house_argument
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
@@ -73,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
     add_house_argument(parser)
+    add_think_argument(parser)
     parser.add_argument("--no-announce", action="store_true",
                         help="do not list this table on the local network (mDNS)")
     add_player_arguments(parser)
@@ -131,7 +132,7 @@ async def host_main(args: argparse.Namespace) -> int:
     save = args.save or default_save_path()
     config = HostConfig(
         game=args.game, players=args.players, bots=args.bots, seed=args.seed,
-        bot_kind=args.bot_kind,
+        bot_kind=args.bot_kind, think=args.think,
         bot_delay=args.speed if not args.headless else min(args.speed, 0.6),
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),

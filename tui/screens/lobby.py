@@ -14,22 +14,31 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
+from textual.widgets import Button, DataTable, Label, Select, Static
 
+from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.games import GAME_NAMES, GAMES
 from engine.house import STANDARD
-from netplay.relay.wire import parse_room_code
+from netplay.relay.wire import ROOM_CODE_LENGTH, format_room_code, parse_room_code
 from netplay.table.service import TableInfo, TableRequest, TablesClient
 from tui.literal import literal
+from tui.widgets.bars import KeyLine, TitleBar
 from tui.widgets.house import HouseRulesInput
 
 REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
+# Fixed widths, not measured: a DataTable that measures rows drawn before it measured them
+# keeps drawing them cut to the width of the headings (Textual 8.2).
+COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
+           ("Game", max(len(name) for name in GAME_NAMES)),
+           ("Seats", len("4/4")), ("People", 3), ("Watching", 3),
+           ("State", max(len(words) for words in STATE_WORDS.values())),
+           ("House", len("target=3000")))  # longer house rules are cut: the table's lobby says all
 
 
 class NewTableDialog(ModalScreen[TableRequest | None]):
-    """Choose a game, the seats and how many bots take them; g, p and b cycle the choices."""
+    """Choose a game, the seats, how many bots take them and which kind; g, p, b, k cycle them."""
 
     DEFAULT_CSS = """
     NewTableDialog { align: center middle; }
@@ -41,6 +50,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         Binding("g", "cycle('game')", "Game"),
         Binding("p", "cycle('players')", "Players"),
         Binding("b", "cycle('bots')", "Bots"),
+        Binding("k", "cycle('kind')", "Bot kind"),
         Binding("h", "focus_house", "House rules"),
         Binding("enter", "create", "Create", key_display="⏎", priority=True),
         Binding("escape", "dismiss(None)", "Cancel", key_display="esc"),
@@ -53,7 +63,8 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
                        GAME_NAMES[0]),
                       ("Players (p)", "players", [(str(n), n) for n in GAMES[GAME_NAMES[0]].players],
                        2),
-                      ("Bots (b)", "bots", [("0", 0), ("1", 1)], 1))
+                      ("Bots (b)", "bots", [("0", 0), ("1", 1)], 1),
+                      ("Kind (k)", "kind", [(k, k) for k in BOT_KINDS], BOT_KINDS[0]))
             for label, name, options, value in fields:
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
@@ -85,15 +96,16 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             f"{GAMES[game].title} for {players}: you"
             + (f" and {people - 1} more {'person' if people == 2 else 'people'}" if people > 1
                else "")
-            + (f", {bots_select.value} bot{'s' if bots_select.value != 1 else ''}"
-               if bots_select.value else "")
+            + (f", {bots_select.value} {self.query_one('#kind', Select).value}"
+               f" bot{'s' if bots_select.value != 1 else ''}" if bots_select.value else "")
             + ".")
 
     def seats(self) -> TableRequest:
         """Return the game and seats the dialog currently describes, by the rules as written."""
         return TableRequest(str(self.query_one("#game", Select).value),
                             int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
-                            int(self.query_one("#bots", Select).value))  # type: ignore[arg-type]
+                            int(self.query_one("#bots", Select).value),  # type: ignore[arg-type]
+                            str(self.query_one("#kind", Select).value))
 
     def request(self) -> TableRequest:
         """Return the table the dialog describes, raising IllegalMove for bad house rules."""
@@ -101,7 +113,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         chosen = self.seats()
-        if event.select.id in ("game", "players"):
+        if event.select.id in ("game", "players", "kind"):
             self._set_choices(chosen.game, chosen.players, chosen.bots)
 
     def action_cycle(self, name: str) -> None:
@@ -113,6 +125,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             seats = GAMES[chosen.game].players
             following = seats[(seats.index(chosen.players) + 1) % len(seats)]
             self._set_choices(chosen.game, following, chosen.bots)
+        elif name == "kind":
+            kind = self.query_one("#kind", Select)
+            kind.value = BOT_KINDS[(BOT_KINDS.index(str(kind.value)) + 1) % len(BOT_KINDS)]
+            self._set_choices(chosen.game, chosen.players, chosen.bots)
         else:
             self._set_choices(chosen.game, chosen.players, (chosen.bots + 1) % chosen.players)
 
@@ -158,15 +174,18 @@ class LobbyScreen(Screen[None]):
 
     tables: reactive[tuple[TableInfo, ...]] = reactive(tuple, always_update=True)
 
-    def __init__(self, client: TablesClient, name: str) -> None:
+    def __init__(self, client: TablesClient, name: str,
+                 listing: tuple[list[TableInfo], int] | None = None) -> None:
         super().__init__()
         self.client = client
         self.player_name = name
+        # A listing and its version fetched before the app started: shown in the first frame.
+        self._prefetched = listing
         self._first_listing = True
         self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         # A user name is whatever the SSH client sent: shown as plain text, never as markup.
         yield Static(Text(f"Tables on this server — you are {self.player_name}"),
                      id="lobby-title")
@@ -175,19 +194,23 @@ class LobbyScreen(Screen[None]):
                      id="lobby-help")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield Static("Loading the tables…", id="lobby-status")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self.app.sub_title = "lobby"
         table = self.query_one(DataTable)
-        table.add_columns("Table", "Game", "Seats", "People", "Watching", "State", "House rules")
+        for label, width in COLUMNS:
+            table.add_column(label, width=max(len(label), width))
         table.focus()
-        self.watch_listing()
+        version = None
+        if self._prefetched is not None:
+            listing, version = self._prefetched
+            self._show(tuple(listing))
+        self.watch_listing(version)
 
     @work(exclusive=True, group="watch")
-    async def watch_listing(self) -> None:
-        """Show the listing, then each change of it as the server announces it."""
-        version: int | None = None
+    async def watch_listing(self, version: int | None = None) -> None:
+        """Show the listing (unless version, shown already), then each change of it."""
         while True:
             try:
                 listing, version = await self.client.watch(version)
@@ -266,7 +289,7 @@ class LobbyScreen(Screen[None]):
         self.set_status(f"Opening a {request.game} table for {request.players}…")
         try:
             room, owner = await self.client.create(request.game, request.players, request.bots,
-                                                   request.house)
+                                                   request.bot_kind, request.house)
         except (OSError, aiohttp.ClientError, ValueError) as exc:
             self.set_status(f"Could not open a table: {exc}", error=True)
             return
