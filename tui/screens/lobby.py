@@ -57,7 +57,8 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        # One line a field (compact), so the dialog and its buttons fit 80x24.
+        with Vertical(classes="dialog compact-form"):
             yield Label("New table", classes="dialog-title")
             fields = (("Game (g)", "game", [(g.title, g.name) for g in GAMES.values()],
                        GAME_NAMES[0]),
@@ -68,10 +69,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             for label, name, options, value in fields:
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
-                    yield Select(options, value=value, allow_blank=False, id=name)
+                    yield Select(options, value=value, allow_blank=False, id=name, compact=True)
             with Horizontal(classes="field"):
                 yield Label("House (h)", classes="field-label")
-                yield HouseRulesInput(STANDARD, id="house")
+                yield HouseRulesInput(STANDARD, id="house", compact=True)
             yield Static("", id="new-table-about", classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create (⏎)", id="create", variant="primary")
