@@ -7,12 +7,13 @@ drew after that reshuffle. `ZodiakBelief` replays the view's history to give
 every hidden card and every hidden slot a *pool* (0: never seen; k: the k-th
 reshuffle) and deals each pool's cards only into that pool's slots.
 
-A draw by choice says something too, though RULES 1.3 allows it with a playable
-card: most players (and the greedy bot, always) draw only when nothing in hand
-may start a run, and meet a pending ace with an ace when they hold one. So the
-cards an opponent held when it drew are taken to be none of the cards that
-could have started a run then (`excluded` slots), until that opponent plays a
-card that contradicts it: from then on its draws are taken to prove nothing.
+Moves say something too, read as a player who sheds all it can (the greedy bot,
+always) makes them, though RULES 1.3 allows other play: such a player draws only
+when nothing in hand may start a run, meets a pending ace with an ace when it
+holds one, and stops a run only when nothing in hand may follow. So the cards an
+opponent held when it drew, or kept after a run, are taken to be none of those
+(`excluded` slots), until that opponent plays a card that contradicts it: from
+then on its moves are taken to prove nothing.
 
 Hekata (RULES 2.6): every card played stays in view (on the table or in a
 taken trick), so the hidden cards are the deck less the seat's hand, the table

@@ -51,7 +51,12 @@ class SeatMental(SeatState):
             raise FairnessError("dealer", "its deal names parties that are not the table's seats")
         scores = read_numbers(msg.get("scores"), "'scores' of a deal")
         signs = tuple(get_field(msg, "signs", list, optional=True) or ())
-        me = self.my_seat
+        me, dealt = self.my_seat, self.mental
+        if dealt is not None and dealt.round_no == number and dealt.seat_parties == tuple(parties):
+            # Dealing a round again lets the host pick, among decks, one its bots like; an
+            # honest host deals a round again only after a void, with a bot in a person's seat.
+            raise FairnessError(DEALER, f"dealt round {number} a second time with the same"
+                                " parties: this seat keeps the first deal")
         if me is not None and parties[me] != me and not self._was_away():
             self.mental, self.view, self.round_number = None, None, number
             self._refused_round = number

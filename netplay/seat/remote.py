@@ -76,7 +76,8 @@ BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
 MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
-ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not coming back
+ROOM_GONE_TRIES = 3  # `no_such_room` this many times running, for ROOM_GONE_SECONDS at least:
+ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives it that long)
 
 
 @dataclass
@@ -165,7 +166,7 @@ class RemoteSession(SeatMental, ClientChecks):
 
     async def _reconnect(self, delay: float) -> bool:
         """Try to get back into the room, saying why each try failed; False: the room is gone."""
-        missing = 0
+        missing, missing_since = 0, 0.0
         while not self.closed:
             await asyncio.sleep(delay)
             try:
@@ -174,7 +175,11 @@ class RemoteSession(SeatMental, ClientChecks):
                 return True
             except RelayRefused as exc:
                 missing = missing + 1 if exc.code == "no_such_room" else 0
-                if missing >= ROOM_GONE_TRIES:
+                if missing == 1:
+                    missing_since = time.monotonic()
+                # A relay that restarted knows the room again once its host has reopened it.
+                if (missing >= ROOM_GONE_TRIES
+                        and time.monotonic() - missing_since >= ROOM_GONE_SECONDS):
                     self.gone = "the room is gone: its host did not come back in time"
                     return False
                 why = f"the relay refused: {exc.message}"

@@ -22,6 +22,8 @@ Seat 1 is the victim. OUT gets a JSON report of what the host did and found.
   place of the share of round 2.
 - `rewind`: at round 1's deal, closes the victim's socket and answers its join by sending the
   round again from its start, as if the seat had never heard it (to make it forget its key).
+- `redeal`: once the seats have sent their shares of round 1's deal, deals round 1 again with
+  the same parties (a host that could do so would keep the deal its bots like best).
 - `drop`: never forwards the victim's decryption shares of round 1, and closes its socket once
   they arrive (so the victim reconnects and sends them again).
 """
@@ -156,6 +158,11 @@ class HostileHost(Host):
         self.wire.append((f"seat {index}", body))
         if body.get("round") == 1 and body.get("t") == "mp_shuffle" and index == 0:
             self.round_one["seat0_shuffle"] = message.to_wire()
+        if (self.mode == "redeal" and body.get("t") == "mp_shares" and body.get("round") == 1
+                and not self.report.get("redealt")):
+            self.report["redealt"] = True
+            self._spawn(self._locked(lambda: self._mental_deal(1)))
+            self.did("dealt round 1 again with the same parties")
         if (self.mode == "drop" and index == VICTIM and body.get("t") == "mp_shares"
                 and body.get("round") == 1):
             self.report["dropped"] = self.report.get("dropped", 0) + 1
@@ -242,7 +249,7 @@ class HostileHost(Host):
         play = self.mental
         if play is None or play.mental.joint is None:
             return
-        mental = play.mental
+        mental, joint = play.mental, play.mental.joint
         for _, body in self.wire:
             if body.get("t") != "mp_shuffle" or body.get("round") != self.round_number:
                 continue
@@ -250,8 +257,7 @@ class HostileHost(Host):
             if deck is None:
                 continue
             shuffled = Shuffle.decode(body["deck"], len(deck.cards), "host")
-            candidates = list(shuffled.outputs) + list(open_deck(deck.cards,
-                                                                 mental.joint.combined))
+            candidates = list(shuffled.outputs) + list(open_deck(deck.cards, joint.combined))
             for ciphertext in candidates:  # none of these is ever opened: any card is a leak
                 for point in (ciphertext.b, ciphertext.b - ciphertext.a * mental.key.secret):
                     self.report["attempts"] += 1
@@ -289,7 +295,8 @@ async def run(args: argparse.Namespace) -> None:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["snoop", "exclude", "skip", "replay", "rewind", "drop"])
+    parser.add_argument("mode", choices=["snoop", "exclude", "skip", "replay", "rewind", "redeal",
+                                         "drop"])
     parser.add_argument("port", type=int)
     parser.add_argument("out", type=Path)
     parser.add_argument("--game", default="zodiak")

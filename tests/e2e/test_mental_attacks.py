@@ -138,6 +138,18 @@ def test_round_sent_again_from_its_start_is_refused(procs: Procs) -> None:
     assert failures(procs, 0) == []
 
 
+def test_round_dealt_again_with_the_same_parties_is_refused(procs: Procs) -> None:
+    """Once the seats have sent their shares of round 1, the host deals round 1 again (to keep
+    whichever deal its bots like): every seat keeps the first deal and blames the host."""
+    start_hostile(procs, "redeal")
+    for seat in (0, 1):
+        procs.wait_for_log(f"seat{seat}", r"check failed: the dealer: dealt round 1 a second"
+                           r" time", timeout=300)
+    for seat in (0, 1):
+        assert len(re.findall(r"(?m)^round 1$", procs.log(f"seat{seat}"))) <= 1
+        assert all(f.startswith("the dealer") for f in failures(procs, seat))
+
+
 def test_dropped_shares_are_blamed_on_the_host_not_the_victim(procs: Procs) -> None:
     """The host never forwards the victim's decryption shares, and closes its socket: the
     victim sends them again after reconnecting, then blames the host; no seat blames the

@@ -203,11 +203,13 @@ class LobbyScreen(Screen[None]):
         for label, width in COLUMNS:
             table.add_column(label, width=max(len(label), width))
         table.focus()
-        version = None
-        if self._prefetched is not None:
-            listing, version = self._prefetched
-            self._show(tuple(listing))
-        self.watch_listing(version)
+        if self._prefetched is None:
+            self.watch_listing()
+            return
+        listing, version = self._prefetched
+        self._show(tuple(listing))
+        # Changes are watched for once the first frame is out: it is what a new visitor waits for.
+        self.call_after_refresh(self.watch_listing, version)
 
     @work(exclusive=True, group="watch")
     async def watch_listing(self, version: int | None = None) -> None:
