@@ -10,6 +10,7 @@ from textual.widgets import Static
 from engine.house import HouseRules
 from netplay.seat.remote import RemoteSession
 from tui.app import CardApp
+from tui.screens.game import GameScreen
 from tui.screens.seats import HouseRulesDialog, SeatsScreen
 from tui.widgets.house import HouseRulesInput
 
@@ -52,6 +53,9 @@ async def test_the_host_sets_house_rules_in_the_lobby_and_every_seat_plays_by_th
             await me.set_house(HouseRules(target=9))  # too late: the match has started
             await asyncio.sleep(0.3)
             assert host.config.house == HouseRules(target=500) and friend.target == 500
+            # The game screen takes over from the lobby: let it settle before the app closes.
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game screen")
+            await pilot.pause(0.3)
     finally:
         await close_table(relay, conn, serving, me, friend)
 

@@ -74,6 +74,7 @@ async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays
             assert host.round_base >= 1 and me.round_number > host.round_base
             await wait_until(pilot, lambda: isinstance(app.screen, MatchResult), "the 2nd end",
                              limit=60)
+            await pilot.pause(0.3)
     finally:
         for task in players:
             task.cancel()
