@@ -149,6 +149,8 @@ class Lobby(Message):
     started: Annotated[bool, Bool()]
     watching: Annotated[int, COUNT]
     after: Annotated[int | None, AFTER] = None
+    house: Annotated[str | None, Opt(Text(200))] = None  # the house rules, set in the lobby
+    target: Annotated[int | str | None, Opt(SCORE)] = None  # the target they make
 
 
 @kind

@@ -154,6 +154,15 @@ class SeatBot(Message):
 
 
 @kind
+class SetHouse(Message):
+    """The host's own seat sets the house rules (engine.house's text form) before the start."""
+
+    t = "house"
+    rules: Annotated[str, Text(200)]
+    owner: Annotated[bytes | None, Opt(SECRET)] = None
+
+
+@kind
 class SeatSays(Message):
     """A seat's signed message for chain `c` (its move, nonce commitment or nonce)."""
 
@@ -162,6 +171,14 @@ class SeatSays(Message):
     m: Annotated[Signed, SEAT_SIGNED]
 
 
-SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SeatSays
+@kind
+class Rematch(Message):
+    """The host's own seat offers the same seats a new match once the match is over."""
+
+    t = "rematch"
+    owner: Annotated[bytes | None, Opt(SECRET)] = None
+
+
+SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SetHouse | Rematch | SeatSays
 SEAT_BODIES: Final = Family[SeatBody]("seat message", [
-    Join, Sync, Chat, Start, Ready, SeatBot, SeatSays])
+    Join, Sync, Chat, Start, Ready, SeatBot, SetHouse, Rematch, SeatSays])

@@ -90,6 +90,7 @@ from netplay.session.events import (
     Move,
     MoveMade,
     Notice,
+    RematchOffered,
     SeatInfo,
     SeatsChanged,
 )
@@ -163,17 +164,17 @@ class RemoteSession(SeatMental, ClientChecks):
 
     async def _run(self) -> None:
         delay = BACKOFF_START
-        while not self.closed and self.result is None:
+        while not self.closed and not self._match_done():
             try:
                 assert self._conn is not None
                 async for msg in self._conn:
                     delay = BACKOFF_START
                     await self._on_relay(msg)
-                    if self.result is not None or self.closed:
+                    if self._match_done() or self.closed:
                         break
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
-            if self.closed or self.result is not None:
+            if self.closed or self._match_done():
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
             lost_at = time.monotonic()
@@ -184,6 +185,10 @@ class RemoteSession(SeatMental, ClientChecks):
         self.closed = True
         if self.gone is not None:
             self.emit(Notice(self.gone, "error"))  # also wakes a reader waiting for events
+
+    def _match_done(self) -> bool:
+        """Whether the match is over and this seat waits for no rematch."""
+        return self.result is not None and not self.after_match
 
     async def _reconnect(self, delay: float) -> bool:
         """Try to get back into the room, saying why each try failed; False: the room is gone."""
@@ -323,8 +328,22 @@ class RemoteSession(SeatMental, ClientChecks):
             if s.seat < len(self.ids) and s.id is not None:
                 self.ids[s.seat] = public_identity(s.id)  # keys of the next chain
         self.lobby_ids = lobby_ids
+        if msg.house is not None and not self._started_match:
+            # The host may change the house rules in the lobby: the match is checked by these.
+            if msg.target is None:
+                raise ProtocolError("bad_frame", "a lobby with house rules needs a 'target'")
+            try:
+                self.house = HouseRules.parse(msg.house)
+            except IllegalMove as exc:
+                raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
+            self.target = read_number(msg.target, "'target'")
         self.seats = tuple(seats)
         self.emit(SeatsChanged(self.seats))
+        if msg.started is False and self.result is not None:
+            # The table is back in its lobby after the match: the host offers a rematch, and
+            # the next deal starts a new match (scores from zero) for whoever accepts.
+            self.result, self._started_match, self.rematch_offered = None, False, True
+            self.emit(RematchOffered())
 
     def _on_chat(self, msg: Said) -> None:
         name = clean_name(msg.name, "?")
@@ -496,6 +515,14 @@ class RemoteSession(SeatMental, ClientChecks):
         """Put a bot of `kind` in an empty seat, or take it out with None (the host's seat only)."""
         await self._send(pack("seat_bot", owner=self.owner, seat=seat, kind=kind))
 
+    async def offer_rematch(self) -> None:
+        """Offer the table a new match with the same seats (the host's seat only)."""
+        await self._send(pack("rematch", owner=self.owner))
+
+    async def set_house(self, house: HouseRules) -> None:
+        """Set the match's house rules before the start (the host's seat only)."""
+        await self._send(pack("house", owner=self.owner, rules=str(house)))
+
     async def _send(self, body: bytes) -> None:
         if self._conn is not None and not self._conn.closed:
             try:
@@ -522,23 +549,34 @@ class RemoteSession(SeatMental, ClientChecks):
 async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
                       report: Callable[[Event], None] | None = None, *,
                       seconds: float | None = None,
-                      playouts: int | None = None) -> dict[str, Any] | None:
+                      playouts: int | None = None, rematches: int = 0) -> dict[str, Any] | None:
     """Play `session`'s seat with a bot until the match ends; return the result.
 
     `report` sees every event first (the command line prints them); `seconds` and
-    `playouts` bound an expert's search.
+    `playouts` bound an expert's search; the bot accepts up to `rematches` rematches the host
+    offers, and returns the last match's result.
     """
     from engine.bots import make_bot
     from netplay.session.thinking import choose_off_loop
 
     bot = make_bot(kind, seed, seconds=seconds, playouts=playouts)
+    session.after_match = rematches > 0
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
+    last: dict[str, Any] | None = None
     async for event in session.events():
         if report is not None:
             report(event)
         if isinstance(event, MatchEnded):
-            break
+            if rematches <= 0:
+                break
+            last = session.result
+            continue
+        if isinstance(event, RematchOffered) and rematches > 0:
+            rematches -= 1
+            session.after_match = rematches > 0
+            await session.set_ready(True)
+            continue
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
                 or not session.trusted or not session.queue.empty()
@@ -552,4 +590,4 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             await session.submit(await choose_off_loop(bot, view.view(session.my_seat)))
         except IllegalMove as exc:
             log.error("bot chose an illegal move: %s", exc)
-    return session.result
+    return session.result if session.result is not None else last
