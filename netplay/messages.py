@@ -884,6 +884,15 @@ class SeatBot(Message):
 
 
 @kind
+class SetHouse(Message):
+    """The host's own seat sets the house rules (engine.house's text form) before the start."""
+
+    t = "house"
+    rules: Annotated[str, Text(200)]
+    owner: Annotated[bytes | None, Opt(SECRET)] = None
+
+
+@kind
 class SeatSays(Message):
     """A seat's signed message for chain `c` (its move, nonce commitment or nonce)."""
 
@@ -892,9 +901,17 @@ class SeatSays(Message):
     m: Annotated[Signed, SEAT_SIGNED]
 
 
-SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SeatSays
+@kind
+class Rematch(Message):
+    """The host's own seat offers the same seats a new match once the match is over."""
+
+    t = "rematch"
+    owner: Annotated[bytes | None, Opt(SECRET)] = None
+
+
+SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SetHouse | Rematch | SeatSays
 SEAT_BODIES: Final = Family[SeatBody]("seat message", [
-    Join, Sync, Chat, Start, Ready, SeatBot, SeatSays])
+    Join, Sync, Chat, Start, Ready, SeatBot, SetHouse, Rematch, SeatSays])
 
 # -- host to one seat (PROTOCOL.md G4) -----------------------------------------------------------
 
@@ -983,6 +1000,8 @@ class Lobby(Message):
     started: Annotated[bool, Bool()]
     watching: Annotated[int, COUNT]
     after: Annotated[int | None, AFTER] = None
+    house: Annotated[str | None, Opt(Text(200))] = None  # the house rules, set in the lobby
+    target: Annotated[int | str | None, Opt(SCORE)] = None  # the target they make
 
 
 @kind

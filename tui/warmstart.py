@@ -11,8 +11,8 @@ pages and starts drawing at once.
 Whoever connects to the warm process's Unix socket sends a JSON request ({"name", "env"}) with
 either one descriptor, the slave side of the session's pty, which the child makes its
 controlling terminal (the SSH door), or three, its stdin, stdout and stderr (a launcher, see
-tui.commands.serve.launch). The warm process answers with the child's pid on a line; the child
-writes its exit status on a line before it exits. The child ends when the connection closes;
+tui.commands.serve.launch). The warm process answers "pid N" on a line; the child writes
+"exit N" on a line before it exits. The child ends when the connection closes;
 any byte that arrives on it means the terminal was resized.
 
 Sessions take turns drawing their first lobby, a few at a time (`Turns`): under a burst of
@@ -109,7 +109,7 @@ def _accept(listener: socket.socket, turns: Turns, server: str) -> None:
     for fd in fds:
         os.close(fd)
     try:
-        conn.sendall(f"{pid}\n".encode())
+        conn.sendall(f"pid {pid}\n".encode())
     except OSError:
         pass  # the requester left; the child notices the closed connection and ends
     conn.close()
@@ -212,7 +212,7 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
                        on_drawn=drawn, listing=listing)
     finally:
         try:
-            conn.sendall(f"{code}\n".encode())
+            conn.sendall(f"exit {code}\n".encode())
         except OSError:
             pass
     return code

@@ -64,6 +64,7 @@ from netplay.session.events import (
     Move,
     MoveMade,
     Notice,
+    RematchOffered,
     SeatInfo,
     SeatsChanged,
 )
@@ -137,17 +138,17 @@ class RemoteSession(SeatMental, ClientChecks):
 
     async def _run(self) -> None:
         delay = BACKOFF_START
-        while not self.closed and self.result is None:
+        while not self.closed and not self._match_done():
             try:
                 assert self._conn is not None
                 async for msg in self._conn:
                     delay = BACKOFF_START
                     await self._on_relay(msg)
-                    if self.result is not None or self.closed:
+                    if self._match_done() or self.closed:
                         break
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
-            if self.closed or self.result is not None:
+            if self.closed or self._match_done():
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
             lost_at = time.monotonic()
@@ -158,6 +159,10 @@ class RemoteSession(SeatMental, ClientChecks):
         self.closed = True
         if self.gone is not None:
             self.emit(Notice(self.gone, "error"))  # also wakes a reader waiting for events
+
+    def _match_done(self) -> bool:
+        """Whether the match is over and this seat waits for no rematch."""
+        return self.result is not None and not self.after_match
 
     async def _reconnect(self, delay: float) -> bool:
         """Try to get back into the room, saying why each try failed; False: the room is gone."""
@@ -291,8 +296,20 @@ class RemoteSession(SeatMental, ClientChecks):
             if type(index) is int and 0 <= index < len(self.ids) and ident is not None:
                 self.ids[index] = public_identity(ident)  # keys of the next chain
         self.lobby_ids = lobby_ids
+        if msg.get("house") is not None and not self._started_match:
+            # The host may change the house rules in the lobby: the match is checked by these.
+            try:
+                self.house = HouseRules.parse(get_field(msg, "house", str))
+            except IllegalMove as exc:
+                raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
+            self.target = get_field(msg, "target", int)
         self.seats = tuple(seats)
         self.emit(SeatsChanged(self.seats))
+        if msg.get("started") is False and self.result is not None:
+            # The table is back in its lobby after the match: the host offers a rematch, and
+            # the next deal starts a new match (scores from zero) for whoever accepts.
+            self.result, self._started_match, self.rematch_offered = None, False, True
+            self.emit(RematchOffered())
 
     def _on_chat(self, msg: dict[str, Any]) -> None:
         name = clean_name(msg.get("name"), "?")
@@ -465,6 +482,14 @@ class RemoteSession(SeatMental, ClientChecks):
         """Put a bot of `kind` in an empty seat, or take it out with None (the host's seat only)."""
         await self._send(pack("seat_bot", owner=self.owner, seat=seat, kind=kind))
 
+    async def offer_rematch(self) -> None:
+        """Offer the table a new match with the same seats (the host's seat only)."""
+        await self._send(pack("rematch", owner=self.owner))
+
+    async def set_house(self, house: HouseRules) -> None:
+        """Set the match's house rules before the start (the host's seat only)."""
+        await self._send(pack("house", owner=self.owner, rules=str(house)))
+
     async def _send(self, body: bytes) -> None:
         if self._conn is not None and not self._conn.closed:
             try:
@@ -491,23 +516,34 @@ class RemoteSession(SeatMental, ClientChecks):
 async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
                       report: Callable[[Event], None] | None = None, *,
                       seconds: float | None = None,
-                      playouts: int | None = None) -> dict[str, Any] | None:
+                      playouts: int | None = None, rematches: int = 0) -> dict[str, Any] | None:
     """Play `session`'s seat with a bot until the match ends; return the result.
 
     `report` sees every event first (the command line prints them); `seconds` and
-    `playouts` bound an expert's search.
+    `playouts` bound an expert's search; the bot accepts up to `rematches` rematches the host
+    offers, and returns the last match's result.
     """
     from engine.bots import make_bot
     from netplay.session.thinking import choose_off_loop
 
     bot = make_bot(kind, seed, seconds=seconds, playouts=playouts)
+    session.after_match = rematches > 0
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
+    last: dict[str, Any] | None = None
     async for event in session.events():
         if report is not None:
             report(event)
         if isinstance(event, MatchEnded):
-            break
+            if rematches <= 0:
+                break
+            last = session.result
+            continue
+        if isinstance(event, RematchOffered) and rematches > 0:
+            rematches -= 1
+            session.after_match = rematches > 0
+            await session.set_ready(True)
+            continue
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
                 or not session.trusted or not session.queue.empty()
@@ -521,4 +557,4 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             await session.submit(await choose_off_loop(bot, view.view(session.my_seat)))
         except IllegalMove as exc:
             log.error("bot chose an illegal move: %s", exc)
-    return session.result
+    return session.result if session.result is not None else last

@@ -71,6 +71,8 @@ class SeatState(GameSession, ABC):
     _http: aiohttp.ClientSession | None = None
     _task: asyncio.Task[None] | None = None
     _started_match: bool = False
+    rematch_offered: bool = False  # the host offered a rematch after the match: ready accepts
+    after_match: bool = False  # keep listening once the match is over, for a rematch
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     _shown: int = 0  # the moves of that round shown so far
     _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)

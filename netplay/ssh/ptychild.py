@@ -43,8 +43,8 @@ class ForkServer:
     """A process that forks a session's program on request, listening on a Unix socket.
 
     It is sent request (plus "env") as JSON with the pty's slave side, which its child makes
-    its controlling terminal; it answers with the child's pid on a line; the child writes its
-    exit status on a line when it ends, and ends when the connection is closed. fallback is the
+    its controlling terminal; it answers "pid N" on a line; the child writes "exit N" on a line
+    when it ends, and ends when the connection is closed. fallback is the
     argv to start instead when the fork server cannot be reached.
     """
 
@@ -80,8 +80,9 @@ class _ForkedProgram:
         status = 1  # it ended without saying how (killed, say)
         try:
             while line := await self._reader.readline():
-                if line.strip().lstrip(b"-").isdigit():
-                    status = int(line)
+                kind, _, value = line.strip().partition(b" ")
+                if kind == b"exit" and value.lstrip(b"-").isdigit():
+                    status = int(value)
         except OSError:
             pass
         self.returncode = status
@@ -185,13 +186,15 @@ class PtyChild:
             os.close(slave_fd)  # the child holds it now; its last close ends the output
         try:
             answer = await asyncio.wait_for(reader.readline(), FORK_ANSWER_SECONDS)
-            if not answer.strip().isdigit():
+            kind, _, pid = answer.strip().partition(b" ")
+            # Only a pid said to be one: a number taken for it would be a process group to kill.
+            if kind != b"pid" or not pid.isdigit() or int(pid) <= 1:
                 raise OSError(f"the fork server answered {answer[:40]!r}, not a pid")
         except BaseException:
             writer.close()
             os.close(master_fd)
             raise
-        return cls(_ForkedProgram(int(answer), reader, writer), master_fd, on_output,
+        return cls(_ForkedProgram(int(pid), reader, writer), master_fd, on_output,
                    on_input_drained)
 
     @property
@@ -243,6 +246,10 @@ class PtyChild:
 
     def signal_group(self, signum: int) -> bool:
         """Send signum to the child's process group; return False if the group is gone."""
+        if isinstance(self._process, _ForkedProgram) and self._process.returncode is not None:
+            # Not our child, so nothing keeps its pid from being reused once it has ended (it
+            # starts no programs of its own, so its group ended with it).
+            return False
         try:
             os.killpg(self._process.pid, signum)
         except ProcessLookupError:

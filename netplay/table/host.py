@@ -114,12 +114,27 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                 self._spawn(self._locked(self._deal))  # it stopped between two rounds
         listening = asyncio.create_task(self._listen(relay, reopen))
         finished = asyncio.create_task(self.done.wait())
+        rematch = asyncio.create_task(self.rematched.wait())
         try:  # the match may end in a background task (a bot's move), not on a message
-            await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
-            if self.finished:  # let the seats hear the end: the first one to leave says they did
-                await asyncio.wait([listening], timeout=LINGER_SECONDS)
+            while True:
+                await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
+                if not self.finished:
+                    break
+                if self.config.rematches > 0 and not self.config.mental:
+                    self.config.rematches -= 1
+                    await self.offer_rematch(None)
+                # Let the seats hear the end (the first one to leave says they did), and give the
+                # owner the time to offer a rematch if the table allows one.
+                await asyncio.wait([listening, rematch], timeout=max(
+                    LINGER_SECONDS, self.config.rematch_seconds),
+                    return_when=asyncio.FIRST_COMPLETED)
+                if not self.rematched.is_set():
+                    break
+                self.rematched.clear()
+                finished = asyncio.create_task(self.done.wait())
+                rematch = asyncio.create_task(self.rematched.wait())
         finally:
-            for task in [listening, finished, self._bot_task, *self._tasks]:
+            for task in [listening, finished, rematch, self._bot_task, *self._tasks]:
                 task.cancel()
 
     async def _listen(self, relay: RelayConnection,
@@ -185,7 +200,8 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
     def _handlers(self) -> dict[str, Callable[[int, dict[str, Any]], Any]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
                 "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
-                "seat_bot": self._on_seat_bot}
+                "seat_bot": self._on_seat_bot, "house": self._on_house,
+                "rematch": self._on_rematch}
 
     def _budget(self, conn: int) -> ConnBudget:
         budget = self.budgets.get(conn)
@@ -213,7 +229,8 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             return
         self.started = True
         signs = game_named(self.config.game).signs_for([s.sign for s in self.seats])
-        dealer = random.Random(self.seed).randrange(self.config.players)
+        # A rematch draws its first dealer afresh (from the rounds played so far).
+        dealer = random.Random(self.seed + self.round_base).randrange(self.config.players)
         self.match = Match(self.config.game, self.config.players, signs, dealer=dealer,
                            house=self.config.house)
         self.on_event("match started")
@@ -223,7 +240,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
     async def _deal(self) -> None:
         match = self.match
         assert match is not None
-        number = match.rounds_played + 1
+        number = self.round_base + match.rounds_played + 1
         if number != self.round_number:
             if number == 1:
                 await self._await_first_commits()  # still in chain 0, where they are signed

@@ -27,6 +27,8 @@ FIELDS: dict[str, frozenset[str]] = {
     "start": frozenset({"t", "owner"}),
     "ready": frozenset({"t", "ready"}),
     "seat_bot": frozenset({"t", "owner", "seat", "kind"}),
+    "house": frozenset({"t", "owner", "rules"}),
+    "rematch": frozenset({"t", "owner"}),
     "s": frozenset({"t", "c", "m"}),
 }
 SIGNED_FIELDS: dict[str, frozenset[str]] = {
@@ -38,7 +40,7 @@ SIGNED_FIELDS: dict[str, frozenset[str]] = {
     "mp_shares": frozenset({"t", "round", "epoch", "positions", "shares"}),
 }
 _LENGTHS = {"name": MAX_RAW_NAME, "sign": 20, "text": MAX_RAW_CHAT, "kind": 20,
-            "token": 16, "owner": 64, "proof": MAX_PROOF, "id": 64}
+            "token": 16, "owner": 64, "proof": MAX_PROOF, "id": 64, "rules": 200}
 _POSITIONS = ("c", "n", "seat", "round", "epoch")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import random
@@ -12,7 +13,9 @@ from typing import Any
 
 from engine import zodiak
 from engine.bots import BOT_KINDS
+from engine.errors import IllegalMove
 from engine.games import game_named
+from engine.house import HouseRules
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
 from netplay.messages import ProtocolError
@@ -97,7 +100,9 @@ class HostLobby(TableState):
     async def _start_if_everyone_is_in(self) -> None:
         if self.started or not all(s.taken for s in self.seats):
             return
-        if self.config.require_ready and not all(s.ready or s.bot for s in self.seats):
+        # A rematch always waits for every person to accept it.
+        wait_for_ready = self.config.require_ready or self.round_base > 0
+        if wait_for_ready and not all(s.ready or s.bot for s in self.seats):
             return
         await self.start_match()
 
@@ -138,10 +143,7 @@ class HostLobby(TableState):
 
     def _table_facts(self) -> dict[str, Any]:
         return {"game": self.config.game, "players": self.config.players,
-                "target": Match(self.config.game, self.config.players,
-                                ("aries",) * self.config.players, house=self.config.house).target,
-                "house": str(self.config.house),
-                "table": self.table, "host": self.identity.public.to_bytes(),
+                **self._house_facts(), "table": self.table, "host": self.identity.public.to_bytes(),
                 "away_seconds": self.config.away_timeout,
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),
@@ -174,7 +176,30 @@ class HostLobby(TableState):
         seats = [{**asdict(s.info()), "seat": i, "id": bytes.fromhex(s.ident) if s.ident else None}
                  for i, s in enumerate(self.seats)]
         await self._broadcast("lobby", seats=seats, started=self.started,
-                              watching=len(self.spectators))
+                              watching=len(self.spectators), **self._house_facts())
+
+    def _house_facts(self) -> dict[str, Any]:
+        """The house rules and the target they make, which the host may change in the lobby."""
+        return {"target": Match(self.config.game, self.config.players,
+                                ("aries",) * self.config.players, house=self.config.house).target,
+                "house": str(self.config.house)}
+
+    async def _on_house(self, conn: int, msg: dict[str, Any]) -> None:
+        """The host's own seat sets the house rules before the start; everyone is asked again."""
+        self._check_owner(conn, msg, "sets the house rules")
+        try:
+            house = HouseRules.parse(get_field(msg, "rules", str))
+        except IllegalMove as exc:
+            raise ProtocolError("bad_frame", f"house rules: {exc}") from None
+        if house == self.config.house:
+            return
+        self.config.house = house
+        # The people seated said ready to other rules: each says it again to these.
+        for seat in self.seats:
+            seat.ready = False
+        self.on_event(f"house rules: {house}")
+        await self._send_lobby(force=True)
+        self._save()
 
     async def _on_chat(self, conn: int, msg: dict[str, Any]) -> None:
         text = get_field(msg, "text", str)[:MAX_CHAT]
@@ -192,8 +217,39 @@ class HostLobby(TableState):
         text = "".join(ch for ch in text if ch.isprintable())
         await self._broadcast("chat", seat=index, name=name, text=text)
 
-    def _check_owner(self, conn: int, msg: dict[str, Any], what: str) -> None:
-        if self.started:
+    async def _on_rematch(self, conn: int, msg: dict[str, Any]) -> None:
+        """The owner offers a rematch with the same seats once the match is over: the table goes
+        back to its lobby, bots stay, people who left free their seats, and the match starts
+        again when every person has accepted (said ready)."""
+        if not self.finished or self.config.rematch_seconds <= 0 or self.config.mental:
+            raise ProtocolError("not_allowed", "this table offers no rematch now")
+        self._check_owner(conn, msg, "offers a rematch", started_ok=True)
+        await self.offer_rematch(self.seat_of(conn))
+
+    async def offer_rematch(self, owner: int | None) -> None:
+        """Take the finished table back to its lobby for a rematch; `owner`'s seat accepts it."""
+        assert self.match is not None
+        self.round_base += self.match.rounds_played
+        self.match, self.state, self.record = None, None, None
+        self.started = self.finished = False
+        self.moves_made = 0
+        self.done.clear()
+        for index, seat in enumerate(self.seats):
+            if seat.bot is None and seat.conn is None:
+                self.seats[index] = Seat()  # gone: the seat is free for anyone, or a bot (F3, F5)
+                self._forget_commits(index)
+            else:
+                seat.ready = index == owner  # offering is accepting
+        self.on_event("the host offers a rematch")
+        self._bot_task = asyncio.create_task(self._play_loop())
+        self.rematched.set()
+        await self._send_lobby(force=True)
+        self._save()
+        await self._start_if_everyone_is_in()
+
+    def _check_owner(self, conn: int, msg: dict[str, Any], what: str,
+                     started_ok: bool = False) -> None:
+        if self.started and not started_ok:
             raise ProtocolError("not_allowed", "the match has started")
         owner = msg.get("owner")
         if (self.seat_of(conn) is None or self.config.owner_secret is None

@@ -79,6 +79,8 @@ class HostConfig:
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
     mental: bool = False  # deal by mental poker (FAIRNESS.md A8): the host sees no person's card
     house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
+    rematch_seconds: float = 0.0  # how long a finished table waits for its owner's rematch; 0: none
+    rematches: int = 0  # rematches the host offers by itself (a headless host has no owner)
 
 
 @dataclass
@@ -114,6 +116,7 @@ class TableState(ABC):
     state: Round | None = None
     record: Record | None = None
     round_number: int = 0  # also the number of the signed chain in use (0: the lobby)
+    round_base: int = 0  # rounds of the table's earlier matches: a rematch numbers on from them
     round_scored: bool = True  # whether the match has taken the last round's scores
     moves_made: int = 0
     started: bool = False
@@ -139,6 +142,7 @@ class TableState(ABC):
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
                                                                           RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    rematched: asyncio.Event = field(default_factory=asyncio.Event)
     _after: int = 0
     _prev_log: list[bytes] = field(default_factory=list)
     _bot_task: asyncio.Task[None] | None = None
@@ -162,6 +166,10 @@ class TableState(ABC):
     @abstractmethod
     async def _send(self, conn: int | None, body: bytes) -> None:
         """Send `body` to one conn, or to everyone with None."""
+
+    @abstractmethod
+    async def _play_loop(self) -> None:
+        """Play for bots, and for people away too long, until the match ends."""
 
     @abstractmethod
     async def start_match(self) -> None:

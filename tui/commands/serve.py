@@ -204,12 +204,12 @@ def launch(argv: list[str]) -> int:
     answer = b""
     while chunk := conn.recv(64):
         answer += chunk
-    # The warm process's line says the app's pid; the app's own last line, its exit status.
-    lines = answer.split()
-    try:
-        return int(lines[1]) if len(lines) > 1 else 0
-    except ValueError:
-        return 1
+    # The warm process says "pid N"; the app, "exit N" as it ends.
+    for line in answer.splitlines():
+        kind, _, value = line.strip().partition(b" ")
+        if kind == b"exit" and value.lstrip(b"-").isdigit():
+            return int(value)
+    return 1
 
 
 async def serve(args: argparse.Namespace) -> int:
