@@ -120,7 +120,7 @@ class _LimitedSearch:
             self._visit(9, fixer_size, fixer, 0)
         if not self.tied:
             return None
-        options = (self._arrange(*found) for found in self.tied)
+        options = (self._arrange(*found) for found in dict.fromkeys(self.tied))
         return max(options, key=rows_rank)
 
     def _bound(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> int:
@@ -173,11 +173,13 @@ class _LimitedSearch:
         `tens_sum` and the units cards."""
         kept = [self.counts[d] - fixer[d] for d in range(10)]
         best: list[SearchRow] = []
+        best_rank: tuple[int, tuple[tuple[float, ...], ...]] | None = None
         for part in _parts(fixer, tens, tens_sum):
             units = [fixer[d] - part[d] for d in range(10)]
             rows = self._rows(kept, _descending(part), _descending(units))
-            if not best or rows_rank(rows) > rows_rank(best):
-                best = rows
+            rank = rows_rank(rows)
+            if best_rank is None or rank > best_rank:
+                best, best_rank = rows, rank
         return sorted(best, key=lambda row: (row_value(row), -row[1]), reverse=True)
 
     def _rows(self, kept: Sequence[int], tens: list[int], units: list[int]) -> list[SearchRow]:

@@ -22,12 +22,12 @@ async def test_the_host_sets_house_rules_in_the_lobby_and_every_seat_plays_by_th
     friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
     await friend.start()
     await friend.wait_seated()
-    await friend.set_ready(True)
     app = CardApp(me)
     try:
         async with app.run_test(size=(100, 30)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
-            await wait_until(pilot, lambda: any(s.ready for s in me.seats), "the friend ready")
+            await wait_until(pilot, lambda: len([s for s in me.seats if s.name]) == 2,
+                             "the friend")
             help_text = app.screen.query_one("#seats-help", Static)
             assert "House rules: none" in str(help_text.render())
             await pilot.press("f7")
@@ -41,7 +41,8 @@ async def test_the_host_sets_house_rules_in_the_lobby_and_every_seat_plays_by_th
             await wait_until(pilot, lambda: friend.house == HouseRules(target=500),
                              "the friend's house rules")
             assert friend.target == 500 and host.config.house == HouseRules(target=500)
-            assert not any(s.ready for s in friend.seats), "everyone is asked again"
+            assert not any(s.ready for s in friend.seats)
+            # Nobody's seat changed (nobody was ready): the lobby still shows the new rules.
             await wait_until(pilot, lambda: "the match is played to 500" in str(
                 app.screen.query_one("#seats-help", Static).render()), "the rules on screen")
             await friend.set_ready(True)
@@ -69,3 +70,17 @@ async def test_only_the_host_sets_house_rules() -> None:
     await asyncio.sleep(0.5)
     assert host.config.house == HouseRules() and other.house == HouseRules()
     await close_table(relay, conn, serving, me, other)
+
+
+async def test_a_change_of_house_rules_asks_everyone_again() -> None:
+    relay, host, conn, serving, me = await open_table(3)
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    await friend.start()
+    await friend.wait_seated()
+    await friend.set_ready(True)
+    await asyncio.sleep(0.3)
+    assert host.seats[1].ready
+    await me.set_house(HouseRules(target=77))
+    await asyncio.sleep(0.5)
+    assert friend.target == 77 and not host.seats[1].ready and not host.started
+    await close_table(relay, conn, serving, me, friend)

@@ -69,6 +69,7 @@ class SeatsScreen(Screen[None]):
         super().__init__()
         self.session = session
         self._chat_seen = 0
+        self._house_shown = session.house
 
     def compose(self) -> ComposeResult:
         # No Header: its title watcher can fire after the quick switch to the game screen.
@@ -96,7 +97,8 @@ class SeatsScreen(Screen[None]):
             self._poller.stop()  # the switch takes a moment; switching twice would break it
             self.app.call_later(self.app.play, session)  # type: ignore[attr-defined]
             return
-        if session.seats != self.seats:
+        if session.seats != self.seats or session.house != self._house_shown:
+            self._house_shown = session.house  # house rules the host changed redraw the help
             self.seats = session.seats
         chat = self.query_one("#chat", RichLog)
         for line in session.chat_log[self._chat_seen:]:
