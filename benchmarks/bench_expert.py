@@ -4,7 +4,9 @@ Run: `python benchmarks/bench_expert.py [--playouts N] [--rounds R] [--only NAME
 Each figure plays `cardtui sim GAME --rotate --playouts N --json` in chunks (different seeds,
 each chunk a whole number of seat rotations), appends every chunk's JSON line to the log,
 and prints the running total with its Wilson 95% interval, so that a run stopped early still
-reports what it measured. `--summary` only reads the log. Nothing is asserted: the figures go
+reports what it measured. `--summary` only reads the log; `--rate` prints how many playouts
+one core runs per CPU second, to relate a budget to the default thinking time (CPU time, so
+that other jobs on the machine do not change it much). Nothing is asserted: the figures go
 in the README. The budget is a fixed number of playouts per move (not time), so a loaded
 machine changes how long the run takes, not what it measures.
 """
@@ -13,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,6 +73,37 @@ def print_summary(*logs: Path) -> None:
               flush=True)
 
 
+def playout_rate(game: str, players: int, moves: int = 30, budget: int = 400) -> float:
+    """Playouts per CPU second of the expert's search, over positions of greedy rounds."""
+    from engine import bots
+    from engine.dealer import DealtRound
+    from engine.expert import ExpertBot
+    from engine.match import Match
+    from engine.zodiak import SIGNS
+
+    rng = random.Random(3)
+    expert = ExpertBot(seed=1, seconds=None, playouts=budget, fallback=bots.hekata_choice)
+    greedy = bots.GreedyBot()
+    played = 0
+    cpu = 0.0
+    asked = 0
+    while asked < moves:
+        signs = tuple(rng.choice(SIGNS) for _ in range(players)) if game == "zodiak" else ()
+        table = DealtRound.deal(Match(game, players, signs), ["x"] * players, rng)
+        state = table.state
+        while not state.round_over and asked < moves:
+            seat = state.turn
+            assert seat is not None
+            if len(list(state.legal_moves())) > 1 and rng.random() < 0.3:
+                began = time.process_time()
+                expert.choose(state.view(seat))
+                cpu += time.process_time() - began
+                played += expert.last_playouts
+                asked += 1
+            table.push(greedy.choose(state.view(seat, history=False)))
+    return played / cpu
+
+
 def main(argv: list[str] | None = None) -> int:
     """Play the chunks and print the running figures; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure only these figures")
     parser.add_argument("--log", type=Path, default=Path("bench_expert.jsonl"))
     parser.add_argument("--summary", action="store_true", help="only print the logs' figures")
+    parser.add_argument("--rate", action="store_true",
+                        help="only print the search's playouts per CPU second")
     parser.add_argument("--first-seed", type=int, default=1,
                         help="the first chunk's seed (a second process on its own log starts"
                         " elsewhere, e.g. 1001, so that the two play different deals)")
@@ -89,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.summary:
         print_summary(args.log, *args.also)
+        return 0
+    if args.rate:
+        for game, players in (("zodiak", 2), ("zodiak", 4), ("hekata", 2), ("hekata", 4)):
+            print(f"{game}, {players} players: {playout_rate(game, players):,.0f} playouts per"
+                  " CPU second", flush=True)
         return 0
     for name in args.only or list(FIGURES):
         game, players, bots, _, chunk, unit = FIGURES[name]
