@@ -44,7 +44,7 @@ from netplay.fair import (
     FairnessError,
     SignedMessage,
 )
-from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
+from netplay.messages import Departed, Frame, Propose, ProtocolError, Refused, RelayEvent, SeatSays
 from netplay.protocol import (
     canonical_deck,
     card_of,
@@ -52,17 +52,15 @@ from netplay.protocol import (
     draw_positions,
     pack,
     parse_move,
-    unpack,
     wire_number,
     wire_numbers,
 )
-from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.wire import format_room_code
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import HostDealing
-from netplay.table.inbound import FIELDS, check_fields
+from netplay.table.inbound import read_body
 from netplay.table.lobby import HostLobby
 from netplay.table.mental import HostMental
 from netplay.table.state import ConnBudget, HostConfig, Seat
@@ -183,13 +181,13 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         elif isinstance(msg, Refused):
             self.on_event(f"relay error: {msg.code}: {msg.message}")
 
-    async def _on_frame(self, conn: int, body: Any) -> None:
+    async def _on_frame(self, conn: int, body: bytes) -> None:
         try:
-            msg = unpack(body)
-            check_fields(msg, FIELDS)
-            if msg["t"] != "s" and not self._budget(conn).requests.take(time.monotonic()):
+            msg = read_body(body)  # the one place a seat's body is decoded (table/inbound.py)
+            if not isinstance(msg, SeatSays) and not self._budget(conn).requests.take(
+                    time.monotonic()):
                 raise ProtocolError("rate_limited", "too many requests; slow down")
-            await self._handlers()[msg["t"]](conn, msg)
+            await self._handlers()[msg.t](conn, msg)
         except ProtocolError as exc:
             await self._refuse(conn, exc.code, exc.message)
         except IllegalMove as exc:
@@ -197,7 +195,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         except FairnessError as exc:
             await self._refuse(conn, "bad_frame", exc.reason)
 
-    def _handlers(self) -> dict[str, Callable[[int, dict[str, Any]], Any]]:
+    def _handlers(self) -> dict[str, Callable[[int, Any], Awaitable[None]]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
                 "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
                 "seat_bot": self._on_seat_bot, "house": self._on_house,
@@ -278,18 +276,19 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         occupant = self.seats[seat]
         return occupant.bot is None and occupant.conn is not None and occupant.away_since is None
 
-    async def _on_seat_move(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
+    async def _on_seat_move(self, index: int, message: SignedMessage, body: Propose) -> None:
         state = self.state
         if state is None or state.round_over:
             raise ProtocolError("not_allowed", "no round is in play")
-        n = get_field(body, "n", int)
-        if get_field(body, "round", int) != self.round_number or n != len(state.history):
+        n = body.n
+        if body.round != self.round_number or n != len(state.history):
             raise ProtocolError("stale", "that move is for an earlier position; resync")
-        move = parse_move(self.config.game, body.get("move"))
+        move = parse_move(self.config.game, body.move)
         state.check(move, index)
-        raw = get_field(body, "open", list)
+        if body.open is None:
+            raise ProtocolError("bad_frame", "'move' needs a field 'open'")
         try:
-            openings = [CardOpening.from_wire(o, index) for o in raw]
+            openings = [CardOpening.from_wire(o, index) for o in body.open]
         except FairnessError as exc:
             raise ProtocolError("bad_opening", exc.reason) from None
         self._check_openings(index, move, openings)

@@ -21,6 +21,7 @@ from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, PublicIdentity, SignedMessage
 from netplay.fair.mental_play import MentalPlay
 from netplay.machine import DiskFlusher
+from netplay.messages import MpKey, MpShares, MpShuffle, Propose
 from netplay.protocol import ChainHead
 from netplay.relay.client import RelayConnection
 from netplay.relay.guard import TokenBucket
@@ -176,8 +177,7 @@ class TableState(ABC):
         """Start the match and deal its first round."""
 
     @abstractmethod
-    async def _on_seat_move(self, index: int, message: SignedMessage,
-                            body: dict[str, Any]) -> None:
+    async def _on_seat_move(self, index: int, message: SignedMessage, body: Propose) -> None:
         """Check a seat's signed move and apply it."""
 
     @abstractmethod
@@ -205,11 +205,11 @@ class TableState(ABC):
         """`_broadcast`, for a caller that holds the send lock."""
 
     @abstractmethod
-    def _afford_resync(self, conn: int, chain: Any, have: Any) -> None:
+    def _afford_resync(self, conn: int, chain: int, have: int) -> None:
         """Refuse (`rate_limited`) a resync over the conn's budget or over all conns' budget."""
 
     @abstractmethod
-    async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:
+    async def _resync(self, conn: int, first: list[bytes], chain: int, have: int) -> None:
         """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
 
     @abstractmethod
@@ -224,7 +224,7 @@ class TableState(ABC):
 
     @abstractmethod
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: dict[str, Any]) -> None:
+                                body: MpKey | MpShuffle | MpShares | Propose) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
 
     # -- netplay/table/store.py -----------------------------------------------
