@@ -84,6 +84,7 @@ class GameScreen(Screen[None]):
         self.view: Round | None = None
         self.scores: tuple[int, ...] = ()
         self.round_number = 0
+        self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
         self.last_mover: int | None = None
         self.last_move: Move | None = None
         self.sent = False
@@ -200,14 +201,16 @@ class GameScreen(Screen[None]):
             self.scores = event.scores
             self.app.sub_title = f"first to {event.target:,}"
         elif isinstance(event, RoundStarted):
-            self.round_number, self.view, self.scores = event.number, event.view, event.scores
+            self.round_number = event.number - self.rounds_before
+            self.view, self.scores = event.view, event.scores
             self.last_mover, self.last_move, self.sent = None, None, False
             word = self.round_word.capitalize()
-            self.write_log(f"— {word} {event.number} —", note=True)
+            self.write_log(f"— {word} {self.round_number} —", note=True)
             # After a resume or a rejoin the round is already under way: tell its story so far.
             for effect in getattr(event.view, "history", ()):
                 self.write_log(self.describe(effect, None), mine=effect.seat == self.my_seat)
-            self.app.sub_title = self.plain(f"{word.lower()} {event.number} · first to {self.target:,}")
+            self.app.sub_title = self.plain(f"{word.lower()} {self.round_number} · first to"
+                                            f" {self.target:,}")
             self.on_new_round()
         elif isinstance(event, MoveMade):
             await self._pace(event.seat)
@@ -361,6 +364,7 @@ class GameScreen(Screen[None]):
         """Forget the match that ended: a rematch begins on this screen."""
         self.match_over, self.match_winner, self.reviewing = False, None, False
         self.history = []
+        self.rounds_before += self.round_number
         if isinstance(self.app.screen, MatchResult):
             self.app.screen.dismiss("again")
         self.write_log("— A new match with the same seats —", note=True)
