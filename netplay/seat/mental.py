@@ -78,7 +78,7 @@ class SeatMental(SeatState):
         self._refused_round = None
         party = me if me is not None and parties[me] == me else WATCHER
         self.mental = MentalPlay(self.game, self.table, number, party, tuple(parties), signs,
-                                 dealer, tuple(scores))
+                                 dealer, tuple(scores), house=self.house)
         self.view, self.round_number, self._shown = None, number, 0
         self._mental_after()
 

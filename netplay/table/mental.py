@@ -37,7 +37,7 @@ class HostMental(TableState):
         party = BOT_PARTY if BOT_PARTY in parties else WATCHER
         signs = tuple(match.signs) if self.config.game == "zodiak" else ()
         self.mental = MentalPlay(self.config.game, self.table, number, party, parties, signs,
-                                 match.dealer, tuple(match.scores))
+                                 match.dealer, tuple(match.scores), house=self.config.house)
         self.state = None
         self.round_scored = False
         await self._broadcast("deal", round=number, game=self.config.game,
