@@ -1,4 +1,5 @@
-"""Time best_trick on 1,000 random Hekata positions (2-40 table cards) and print the figures."""
+"""Time best_trick on 1,000 random Hekata positions (2-40 table cards), without and with the
+house rule max-row (rows of at most 3, 4 or 6 cards), and print the figures."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import statistics
 import time
 
 from engine.cards import hekata_deck
+from engine.limited_search import tens_sums_by_size
 from engine.trick_search import best_tens_sum
 from engine.tricks import best_trick
 
 SEED = 20261129
 POSITIONS = 1000
 REPEATS = 5
+LIMITS = (3, 4, 6)
 
 
 def positions(seed: int = SEED, count: int = POSITIONS) -> list[tuple[list[int], int]]:
@@ -42,6 +45,15 @@ def uncached_milliseconds(table: list[int], card: int) -> float:
     return milliseconds(table, card)
 
 
+def cpu_milliseconds(table: list[int], card: int, max_row: int) -> float:
+    """CPU time of one best_trick call under a row limit, fixer caches emptied first, in ms."""
+    best_tens_sum.cache_clear()
+    tens_sums_by_size.cache_clear()
+    start = time.process_time()
+    best_trick(table, card, max_row)
+    return (time.process_time() - start) * 1000
+
+
 def report(label: str, times: list[float]) -> None:
     """Print median, p99 and worst of `times`."""
     ordered = sorted(times)
@@ -56,7 +68,6 @@ def main() -> None:
     dealt = positions()
     best_tens_sum.cache_clear()
     cold = [milliseconds(table, card) for table, card in dealt]
-    # The best of a few runs is the algorithm's cost without other processes' interference.
     # The best of a few runs is the algorithm's cost without other processes' interference;
     # clearing the cache before each run measures the search with no help from earlier ones.
     uncached = [min(uncached_milliseconds(t, c) for _ in range(REPEATS)) for t, c in dealt]
@@ -66,6 +77,9 @@ def main() -> None:
     report("one run each, cold fixer cache:", cold)
     report(f"best of {REPEATS}, cache cleared each:", uncached)
     report(f"best of {REPEATS} runs each, warm:", best_of)
+    for max_row in LIMITS:
+        limited = [cpu_milliseconds(t, c, max_row) for t, c in dealt]
+        report(f"max-row={max_row}, CPU time, cold:", limited)
     print(
         f"machine: {platform.platform()}, {platform.python_implementation()} "
         f"{platform.python_version()}, {os.cpu_count()} CPUs, one core used, "

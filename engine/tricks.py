@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from engine.cards import parse_digit
 from engine.errors import IllegalMove, InvalidMove
+from engine.limited_search import search_limited_rows
 from engine.trick_search import search_best_rows
 
 __all__ = [
@@ -210,49 +211,19 @@ def trick_rank(trick: Trick) -> tuple[int, tuple[tuple[float, ...], ...]]:
 def best_trick(table: Sequence[int], card: int, max_row: int | None = None) -> Trick | None:
     """The legal trick of highest trick_rank (total first); None if there is none.
 
-    Exact without `max_row`. With the house rule `max_row` it is exact when the unlimited best
-    trick already fits or the table holds at most EXACT_LIMITED_CARDS cards; otherwise it is the
-    unlimited best with its long row cut down (a legal trick, not always the best one).
+    Exact with or without the house rule `max_row` (engine.limited_search searches the rows
+    under a limit when the unlimited best has a longer row).
     """
     digits = _digits_of(table, "table")
     card = parse_digit(card)
     rows = search_best_rows(digits, card)
     if rows is None:
         return None
-    best = Trick(tuple(Row(row_digits, shift) for row_digits, shift in rows))
-    if max_row is None or all(len(row.digits) <= max_row for row in best.rows):
-        return best
-    if len(digits) <= EXACT_LIMITED_CARDS:
-        return max(all_tricks_exhaustive(digits, card, max_row), key=trick_rank)
-    return cut_rows(best, max_row)
-
-
-EXACT_LIMITED_CARDS = 5
-"""The largest table on which best_trick with a row limit searches every trick."""
-
-
-def cut_rows(trick: Trick, max_row: int) -> Trick:
-    """`trick` with each row longer than `max_row` cut: its tens and units cards stay a row, its
-    higher cards keep the hundreds and higher columns, the ones that do not fit stand alone in the
-    hundreds column; the total stays a multiple of 100, so a legal trick stays legal."""
-    rows: list[Row] = []
-    for row in trick.rows:
-        if len(row.digits) <= max_row:
-            rows.append(row)
-            continue
-        *higher, tens, units = row.digits
-        kept = higher[:max(0, max_row - 2)]
-        alone = higher[len(kept):]
-        while kept and kept[0] == 0:
-            alone.append(kept.pop(0))
-        if kept:
-            rows.append(Row((*kept, tens, units)))
-        elif max_row >= 2 and tens != 0:
-            rows.append(Row((tens, units)))
-        else:
-            rows.extend([Row((tens,), 1), Row((units,))])
-        rows.extend(Row((digit,), 2) for digit in alone)
-    return Trick(tuple(sorted(rows, key=row_rank, reverse=True)))
+    if max_row is not None and any(len(row_digits) > max_row for row_digits, _ in rows):
+        rows = search_limited_rows(digits, card, max_row)
+        if rows is None:
+            return None
+    return Trick(tuple(Row(row_digits, shift) for row_digits, shift in rows))
 
 
 def all_tricks_exhaustive(table: Sequence[int], card: int, max_row: int | None = None) -> Iterator[Trick]:

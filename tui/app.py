@@ -124,16 +124,31 @@ class CardApp(App[str | None]):
             pass  # statistics are a nicety; a read-only data directory must not stop play
 
     def can_rematch(self) -> bool:
-        """Whether the match that just ended can be played again with the same seats."""
+        """Whether the match that just ended can be played again with the same seats: against
+        bots always; at a networked table the host offers it and a seated person accepts."""
+        from netplay.seat.remote import RemoteSession
         from netplay.session.local import LocalMatch
 
-        return isinstance(self.session, LocalMatch)
+        session = self.session
+        if isinstance(session, RemoteSession):
+            return session.my_seat is not None and (session.is_owner or session.rematch_offered)
+        return isinstance(session, LocalMatch)
 
     def rematch(self) -> None:
         """A new match with the same seats, names and signs, freshly dealt."""
+        from netplay.seat.remote import RemoteSession
         from netplay.session.local import LocalMatch
 
         old = self.session
+        if isinstance(old, RemoteSession):
+            # The host offers (offering accepts for its own seat); a joined seat accepts.
+            if old.rematch_offered:
+                self.run_worker(old.set_ready(True))
+                self.notify("You accepted the rematch: it starts when everyone has.", timeout=4)
+            else:
+                self.run_worker(old.offer_rematch())
+                self.notify("Rematch offered: it starts when everyone has accepted.", timeout=4)
+            return
         assert isinstance(old, LocalMatch)
         self.play(LocalMatch.new(old.game, list(old.seats), my_seat=old.my_seat or 0,
                                  delay=old.delay, save_path=old.save_path))

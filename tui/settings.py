@@ -14,6 +14,7 @@ from netplay.machine import config_dir
 BOT_SPEEDS = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 CARD_STYLES = ("unicode", "ascii")
 HAND_ORDERS = ("suit", "rank")
+HEKATA_ORDERS = {"up": "low to high", "down": "high to low", "takers": "trick-takers first"}
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class Settings:
     bell: bool = False
     card_style: str = "unicode"
     hand_order: str = "suit"
+    hekata_order: str = "up"
 
     def check(self) -> None:
         """Raise IllegalMove saying what cannot be used."""
@@ -38,6 +40,8 @@ class Settings:
             raise IllegalMove(f"card style is one of {', '.join(CARD_STYLES)}")
         if self.hand_order not in HAND_ORDERS:
             raise IllegalMove(f"hand order is one of {', '.join(HAND_ORDERS)}")
+        if self.hekata_order not in HEKATA_ORDERS:
+            raise IllegalMove(f"Hekata hand order is one of {', '.join(HEKATA_ORDERS)}")
         if len(self.name) > 20:
             raise IllegalMove("a name has at most 20 characters")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import resource
 import secrets
 import ssl
@@ -38,6 +39,7 @@ from netplay.messages import (
 from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket, address_key
 from netplay.relay.wire import parse_room_code, room_code_for
 
+log = logging.getLogger("cardtui.relay")
 HOST_CONN = 0
 
 # Refusals caused by circumstance, not by the sender's behaviour: they never count as strikes.
@@ -112,6 +114,7 @@ class RelayStats:
     closed_for_abuse: int = 0
     evicted_slow: int = 0
     not_admitted: int = 0  # entered a room, never admitted by its host, dropped
+    rooms_evicted: int = 0  # empty rooms closed for a newcomer on a full relay
 
 
 class Conn:
@@ -483,18 +486,38 @@ class Relay:
         return code, secret
 
     def new_room(self, conn: Conn, now: float, code: str, secret: bytes) -> Room:
-        """A room opened from conn's address, within the relay's and the address's limits."""
-        if len(self.rooms) >= self.max_rooms:
-            raise ProtocolError("too_many_rooms", "this relay is full; try again later")
+        """A room opened from conn's address, within the relay's and the address's limits.
+
+        A full relay closes an empty room for it (no admitted seat or watcher; the oldest
+        of those opened from the address with the most rooms), so that rooms opened from
+        many addresses crowd out each other rather than a host from an address of its own.
+        """
         if (conn.address not in self.limits.exempt_addresses
                 and self.book.rooms_of(conn.address) >= self.limits.max_rooms_per_address):
             raise ProtocolError("too_many_rooms", f"{self.limits.max_rooms_per_address} rooms"
                                 " are open from your address already")
+        if len(self.rooms) >= self.max_rooms:
+            victim = self.crowded_empty_room() if not self.single_room else None
+            if victim is None:
+                raise ProtocolError("too_many_rooms", "this relay is full; try again later")
+            del self.rooms[victim.code]
+            self.book.room_closed(victim.opener)
+            self.stats.rooms_evicted += 1
+            log.warning("closed an empty room opened from %s for a newcomer: the relay is full",
+                        victim.opener)
+            self.in_background(self.close_room(victim, b"room closed: the relay is full"))
         room = Room(code, now, conn.address, secret)
         self.book.room_opened(conn.address)
         self.rooms[room.code] = room
         self.stats.rooms_opened += 1
         return room
+
+    def crowded_empty_room(self) -> Room | None:
+        """The room a full relay closes for a newcomer: None if every room is in use."""
+        exempt = self.limits.exempt_addresses
+        empty = [r for r in self.rooms.values() if r.opener not in exempt
+                 and not any(c.role != PENDING for c in r.seats.values())]
+        return max(empty, key=lambda r: self.book.rooms_of(r.opener), default=None)
 
     def expire_room(self, room: Room) -> None:
         """Close a room whose host never came back."""

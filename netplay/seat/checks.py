@@ -26,7 +26,29 @@ from netplay.fair import (
     open_card,
     verify_message,
 )
-from netplay.messages import ProtocolError
+from netplay.messages import (
+    HOST_PAYLOADS,
+    NONCE_PAYLOADS,
+    Deal,
+    Deck,
+    Family,
+    Forward,
+    HostPayload,
+    HostSays,
+    NonceCommit,
+    NonceReveal,
+    Proof,
+    ProtocolError,
+    Resync,
+    Reveal,
+    RoundEnd,
+    Seeds,
+    Seen,
+    Shuffle,
+    Signed,
+    Synced,
+    decode,
+)
 from netplay.protocol import (
     HOST_SENDER,
     ChainHead,
@@ -36,22 +58,20 @@ from netplay.protocol import (
     card_of,
     chain_room,
     deal_layout,
-    inner,
     nonce_sender,
     pack,
     read_number,
     read_numbers,
 )
-from netplay.protocol import field as get_field
-from netplay.seat.state import SeatState
+from netplay.seat.state import M, SeatState
 from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
 
 
 class ClientChecks(SeatState):
     """The `RemoteSession` methods that follow the host's chain, shuffles and audits."""
 
-    def _on_resync(self, msg: dict[str, Any]) -> None:
-        chain, start = get_field(msg, "c", int), get_field(msg, "n", int)
+    def _on_resync(self, msg: Resync) -> None:
+        chain, start = msg.c, msg.n
         if (self.mental is not None and self.chain is not None and chain == self.chain_no
                 and start < self._have()):
             # An honest host sends a round on from what the seat has. Starting it again would
@@ -67,7 +87,7 @@ class ClientChecks(SeatState):
             self._begin_chain(chain)
         self.phase = "catchup"
 
-    def _on_synced(self, msg: dict[str, Any]) -> None:
+    def _on_synced(self, msg: Synced) -> None:
         if self.phase == "marker":
             return  # the end of a resync this seat refused, or of none: it still waits for one
         self.phase = "live"
@@ -93,10 +113,11 @@ class ClientChecks(SeatState):
             self._heads = {"move": ChainHead.start(room, self.my_seat),
                            "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
 
-    def _on_signed(self, msg: dict[str, Any]) -> None:
+    def _on_signed(self, msg: HostSays) -> None:
         if self.phase == "marker" or self.chain is None:
             return  # frames from before our join or sync: the resync sends them again
-        chain = get_field(msg, "c", int)
+        chain = msg.c
+        body: HostPayload | None = None
         try:
             if chain < self.chain_no:
                 raise FairnessError(RELAY, f"a message of round {chain} was replayed")
@@ -106,9 +127,10 @@ class ClientChecks(SeatState):
                     raise FairnessError(RELAY, f"the end of round {self.chain_no} was dropped")
                 after = self._have() if chain == self.chain_no + 1 else None
                 self._begin_chain(chain)
-            payload = self.chain.append(HOST_SENDER, msg.get("m"))
-            said = inner(payload).get("after") if after is not None else None
-            if type(said) is int and after is not None and said != after:
+            payload = self.chain.append(HOST_SENDER, msg.m)
+            body = self._host_payload(payload)
+            said = getattr(body, "after", None) if after is not None else None
+            if said is not None and after is not None and said != after:
                 raise FairnessError(RELAY, f"{said - after} message(s) at the end of round"
                                     f" {chain - 1} were dropped")
         except FairnessError as exc:
@@ -120,12 +142,34 @@ class ClientChecks(SeatState):
             self.phase = "marker"  # ask again from the last good message
             self._out.append(pack("sync", c=self.chain_no, n=self._have()))
             return
+        if body is None:
+            return
         try:
-            self._on_host_message(inner(payload))
+            self._on_host_message(body)
         except FairnessError as exc:
             self._fault(exc)
+        except IllegalMove as exc:  # a card or deal the rules refuse, signed by the host
+            self._fault(FairnessError(DEALER, f"signed what the rules refuse: {exc}"))
         if self.phase == "live":
             self._duties()
+
+    def _host_payload(self, payload: bytes) -> HostPayload | None:
+        """The host's signed payload as its kind; None, with a fault, when it is none."""
+        try:
+            return decode(payload, HOST_PAYLOADS)
+        except ProtocolError as exc:
+            self._fault(FairnessError(DEALER, f"signed a message that breaks the protocol:"
+                                      f" {exc.message}"))
+            return None
+
+    def _seat_payload(self, sender: int | str, wire: Signed, family: Family[M]) -> M:
+        """A seat's signed message the host forwarded, checked in the seat's chain, decoded."""
+        payload = self._append_inner(sender, wire)
+        try:
+            return decode(payload, family)
+        except ProtocolError as exc:  # the host checks what it forwards: it is to blame
+            raise FairnessError(DEALER, f"forwarded a {family.name} that breaks the protocol:"
+                                f" {exc.message}") from None
 
     def _fault(self, exc: FairnessError) -> None:
         """Show a failed check now and keep it for the round's verdict."""
@@ -152,8 +196,8 @@ class ClientChecks(SeatState):
         raise FairnessError(DEALER, f"spoke of round {number} while round "
                             f"{ledger.number if ledger else 'none'} is in play")
 
-    def _on_shuffle(self, msg: dict[str, Any]) -> None:
-        number, epoch = get_field(msg, "round", int), get_field(msg, "epoch", int)
+    def _on_shuffle(self, msg: Shuffle) -> None:
+        number, epoch = msg.round, msg.epoch
         if number != self.chain_no:
             raise FairnessError(DEALER, f"shuffled for round {number} in round {self.chain_no}")
         if self.ledger is None or self.ledger.number != number:
@@ -163,8 +207,8 @@ class ClientChecks(SeatState):
             self.ledger = RoundLedger(self.game, self.table, number, self.my_seat)
             self.ledger.house = self.house
         ledger = self.ledger
-        self._check(ledger.audit.seed_committed, epoch, msg.get("seed"))
-        for item in get_field(msg, "commits", list):
+        self._check(ledger.audit.seed_committed, epoch, msg.seed)
+        for item in msg.commits:
             try:
                 seat, commit = self._proof(item, number, epoch)
             except FairnessError as exc:
@@ -172,36 +216,32 @@ class ClientChecks(SeatState):
                 continue
             if self._check(ledger.audit.nonce_committed, epoch, seat, commit):
                 ledger.committed.setdefault(epoch, set()).add(seat)
-        seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
-        missing = [s for s in get_field(msg, "missing", list) if type(s) is int]
+        seats, missing = list(msg.seats), list(msg.missing)
         ledger.open = OpenShuffle(epoch, seats, missing, not missing)
         if self.phase == "live" and self.my_seat is not None and self.my_seat not in seats:
             raise FairnessError(DEALER, f"left this seat, which is connected, out of shuffle"
                                 f" {epoch} of round {number}")
 
-    def _proof(self, item: Any, number: int, epoch: int) -> tuple[int, bytes]:
+    def _proof(self, item: Proof, number: int, epoch: int) -> tuple[int, bytes]:
         """The seat and commitment a seat-signed proof holds for this shuffle, or FairnessError."""
-        public = (self.ids[item[0]] if isinstance(item, list) and len(item) == 2
-                  and type(item[0]) is int and 0 <= item[0] < len(self.ids) else None)
+        seat = item.seat
+        public = self.ids[seat] if seat < len(self.ids) else None
         if public is None:
             raise FairnessError(DEALER, "a nonce commitment proof names no seat of the table")
-        seat = item[0]
-        message = verify_message(public, item[1], DEALER)
+        message = verify_message(public, item.message, DEALER)
         try:
-            body = inner(message.payload)
+            body: NonceCommit | NonceReveal | None = decode(message.payload, NONCE_PAYLOADS)
         except ProtocolError:
-            body = {}
-        if body.get("t") == "nonce_commit" and (body.get("round"), body.get("epoch")) == (
-                number, epoch) and isinstance(body.get("commit"), bytes):
-            return seat, body["commit"]
-        upcoming = body.get("next") if body.get("t") == "nonce" else None
-        for entry in upcoming if isinstance(upcoming, list) else []:
-            if isinstance(entry, list) and len(entry) == 3 and entry[:2] == [number, epoch]:
-                return seat, entry[2]
+            body = None
+        if isinstance(body, NonceCommit) and (body.round, body.epoch) == (number, epoch):
+            return seat, body.commit
+        for entry in body.next if isinstance(body, NonceReveal) else ():
+            if (entry.round, entry.epoch) == (number, epoch):
+                return seat, entry.commit
         raise FairnessError(DEALER, f"the proof of seat {seat}'s commitment for shuffle"
                             f" {epoch} does not hold one")
 
-    def _append_inner(self, sender: int | str, wire: Any) -> bytes:
+    def _append_inner(self, sender: int | str, wire: Signed) -> bytes:
         """A seat's message carried in the host's envelope, checked against the seat's chain."""
         assert self.chain is not None
         try:
@@ -209,47 +249,45 @@ class ClientChecks(SeatState):
         except FairnessError as exc:  # the host signed the envelope: what it carries is its own
             raise FairnessError(DEALER if exc.blamed == RELAY else exc.blamed, exc.reason) from None
 
-    def _on_reveal(self, msg: dict[str, Any]) -> None:
-        ledger = self._ledger(get_field(msg, "round", int))
-        epoch = get_field(msg, "epoch", int)
+    def _on_reveal(self, msg: Reveal) -> None:
+        ledger = self._ledger(msg.round)
+        epoch = msg.epoch
         if ledger.open is not None and ledger.open.epoch == epoch:
-            ledger.open.seats = [s for s in get_field(msg, "seats", list) if type(s) is int]
+            ledger.open.seats = list(msg.seats)
             ledger.open.reveal_open = True
             if ("c", ledger.number, epoch) in self._sent and self.my_seat not in ledger.open.seats:
                 raise FairnessError(DEALER, f"left out of shuffle {epoch} the commitment this"
                                     " seat sent (or it came after the host's timeout)")
 
-    def _on_fwd(self, msg: dict[str, Any]) -> None:
-        seat, wire = get_field(msg, "seat", int), msg.get("m")
+    def _on_fwd(self, msg: Forward) -> None:
+        seat, wire = msg.seat, msg.m
         if self.mental is not None or self._refused_round is not None:
             self._on_mental_fwd(seat, wire)
             return
-        payload = self._append_inner(nonce_sender(seat), wire)
+        body = self._seat_payload(nonce_sender(seat), wire, NONCE_PAYLOADS)
         if seat == self.my_seat:
             self._heads["nonce"].advance(SignedMessage.from_wire(wire))
-        body = inner(payload)
-        ledger = self._ledger(get_field(body, "round", int))
-        epoch = get_field(body, "epoch", int)
-        if body["t"] == "nonce_commit":
-            if self._check(ledger.audit.nonce_committed, epoch, seat, body.get("commit")):
+        ledger = self._ledger(body.round)
+        epoch = body.epoch
+        if isinstance(body, NonceCommit):
+            if self._check(ledger.audit.nonce_committed, epoch, seat, body.commit):
                 ledger.committed.setdefault(epoch, set()).add(seat)
-        elif body["t"] == "nonce" and self._check(ledger.audit.nonce_revealed, epoch, seat,
-                                                 body.get("nonce")):
-            ledger.nonces.setdefault(epoch, {})[seat] = body["nonce"]
-            self._compare_transcripts(seat, body.get("seen"))
+        elif self._check(ledger.audit.nonce_revealed, epoch, seat, body.nonce):
+            ledger.nonces.setdefault(epoch, {})[seat] = body.nonce
+            self._compare_transcripts(seat, body.seen)
 
-    def _compare_transcripts(self, seat: int, seen: Any) -> None:
+    def _compare_transcripts(self, seat: int, seen: Seen | None) -> None:
         """Compare the digest a seat signed for an earlier round with this client's own."""
-        if not (isinstance(seen, list) and len(seen) == 2 and type(seen[0]) is int):
+        if seen is None:
             return
-        mine = self._digests.get(seen[0])
-        if mine is not None and seen[1] != mine and seat != self.my_seat:
+        mine = self._digests.get(seen.round)
+        if mine is not None and seen.digest != mine and seat != self.my_seat:
             raise FairnessError(DEALER, f"showed seat {seat} a different transcript of round"
-                                f" {seen[0]} than this client's")
+                                f" {seen.round} than this client's")
 
-    def _on_deck(self, msg: dict[str, Any]) -> None:
-        ledger = self._ledger(get_field(msg, "round", int))
-        epoch = get_field(msg, "epoch", int)
+    def _on_deck(self, msg: Deck) -> None:
+        ledger = self._ledger(msg.round)
+        epoch = msg.epoch
         if epoch == 0:
             canonical = canonical_deck(self.game)
         elif self.view is not None and isinstance(self.view, zodiak.ZodiakRound):
@@ -257,7 +295,7 @@ class ClientChecks(SeatState):
         else:
             raise FairnessError(DEALER, f"shuffled epoch {epoch} when nothing was to reshuffle")
         ledger.canonical[epoch] = canonical
-        self._check(ledger.audit.deck_committed, epoch, canonical, msg.get("commitments"))
+        self._check(ledger.audit.deck_committed, epoch, canonical, msg.commitments)
         ledger.open = None
         me = self.my_seat
         if ("n", ledger.number, epoch) in self._sent and me not in ledger.nonces.get(epoch, {}):
@@ -331,7 +369,7 @@ class ClientChecks(SeatState):
 
     # -- the deal ------------------------------------------------------------------
 
-    def _open_mine(self, ledger: RoundLedger, blob: Any) -> CardOpening | None:
+    def _open_mine(self, ledger: RoundLedger, blob: object) -> CardOpening | None:
         assert self.host_id is not None
         try:
             card = open_card(self.identity.key, self.host_id, blob, self.table, ledger.number)
@@ -341,26 +379,31 @@ class ClientChecks(SeatState):
         self._check(ledger.audit.delivered, card)
         return card
 
-    def _on_deal(self, msg: dict[str, Any]) -> None:
-        if msg.get("parties") is not None:
-            number = get_field(msg, "round", int)
+    def _on_deal(self, msg: Deal) -> None:
+        if msg.parties is not None:
+            number = msg.round
             if self.ledger is None or self.ledger.number != number:
                 self.ledger = RoundLedger(self.game, self.table, number, self.my_seat)
             self._on_mental_deal(msg)
             return
         self.mental = None
-        ledger = self._ledger(get_field(msg, "round", int))
-        players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
+        ledger = self._ledger(msg.round)
+        players, dealer = msg.players, msg.dealer
         if players != len(self.ids):
             raise FairnessError(DEALER, f"dealt for {players} players at a table of"
                                 f" {len(self.ids)}")
-        scores = read_numbers(msg.get("scores"), "'scores' of a deal")
-        signs = get_field(msg, "signs", list, optional=True) or []
+        scores = read_numbers(msg.scores, "'scores' of a deal")
+        signs = list(msg.signs or ())
         layout = deal_layout(self.game, players)
-        cards = get_field(msg, "cards", list)
-        if len(cards) != len(layout):
-            raise ProtocolError("bad_frame", f"a deal of {len(cards)} cards; expected"
+        cards = msg.cards
+        if cards is None or len(cards) != len(layout):
+            raise ProtocolError("bad_frame", f"a deal of {len(cards or ())} cards; expected"
                                 f" {len(layout)}")
+        rules = game_named(self.game)
+        if (dealer >= players or len(scores) != rules.sides(players)
+                or len(signs) != (players if rules.uses_signs else 0)):
+            raise ProtocolError("bad_frame", "impossible deal: its dealer, scores or signs do"
+                                " not fit the table")
         hands: list[list] = [[] for _ in range(players)]
         table: list = []
         try:
@@ -379,9 +422,8 @@ class ClientChecks(SeatState):
                 else:
                     hands[int(owner)].append(None)
             stock = [None] * (len(canonical_deck(self.game)) - len(layout))
-            state = game_named(self.game).seat_view(hands, table, stock, signs, dealer, scores,
-                                                    self.house)
-        except (IllegalMove, TypeError, ValueError) as exc:
+            state = rules.seat_view(hands, table, stock, signs, dealer, scores, self.house)
+        except (IllegalMove, FairnessError) as exc:  # the engine's and the opening's refusals
             self.trusted = False
             raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
         ledger.start = (dealer, list(scores), list(signs), players)
@@ -393,10 +435,10 @@ class ClientChecks(SeatState):
                                    tuple(state.scores)))
         self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
 
-    def _on_seeds(self, msg: dict[str, Any]) -> None:
+    def _on_seeds(self, msg: Seeds) -> None:
         """Seeds of a round with very many shuffles, revealed ahead of its `round_end`."""
-        ledger = self._ledger(get_field(msg, "round", int))
-        first, seeds = get_field(msg, "first", int), get_field(msg, "seeds", list)
+        ledger = self._ledger(msg.round)
+        first, seeds = msg.first, list(msg.seeds)
         if self.view is None or not self.view.round_over:
             raise FairnessError(DEALER, "revealed seeds before the round was over")
         have = ledger.early_seeds
@@ -407,21 +449,21 @@ class ClientChecks(SeatState):
                                 f" client has {len(have)}")
         have.extend(seeds)
 
-    def _on_round_end(self, msg: dict[str, Any]) -> None:
-        view, ledger = self.view, self._ledger(get_field(msg, "round", int))
-        scores = read_numbers(msg.get("scores"), "'scores' of a round's end")
-        winner = get_field(msg, "winner", int, optional=True)
+    def _on_round_end(self, msg: RoundEnd) -> None:
+        view, ledger = self.view, self._ledger(msg.round)
+        scores = read_numbers(msg.scores, "'scores' of a round's end")
+        winner = msg.winner
         if view is not None and self.trusted and (not view.round_over
                                                   or list(view.scores) != scores):
             self.trusted = False
             self.emit(Notice("the host ended the round, but this client's engine disagrees"
                              f" (its scores: {list(view.scores)}).", "error"))
-        first = get_field(msg, "first", int, optional=True) or 0
+        first = msg.first or 0
         if first != len(ledger.early_seeds):
             self._fault(FairnessError(DEALER, f"revealed the seeds from shuffle {first} on, but"
                                       f" this client has {len(ledger.early_seeds)} before them"))
         failures = (list(ledger.failures) if self.mental is not None
-                    else ledger.verdict(ledger.early_seeds + get_field(msg, "seeds", list), scores))
+                    else ledger.verdict(ledger.early_seeds + list(msg.seeds), scores))
         ledger.ended = True
         if self.chain is not None:
             self._digests[ledger.number] = self.chain.digest  # signed into our next reveal
@@ -433,5 +475,5 @@ class ClientChecks(SeatState):
         self.verdicts.append(verdict)
         self.emit(Notice(verdict, "error" if failures else "info"))
         self.emit(RoundEnded(view.copy() if view else None, winner,
-                             read_number(msg.get("points"), "'points'"), tuple(scores),
-                             str(msg.get("summary", ""))[:200]))
+                             read_number(msg.points, "'points'"), tuple(scores),
+                             msg.summary[:200]))

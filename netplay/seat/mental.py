@@ -24,13 +24,25 @@ from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
-from netplay.messages import ProtocolError
-from netplay.protocol import field as get_field
-from netplay.protocol import inner, pack, read_numbers, unpack
+from netplay.messages import (
+    MENTAL_PAYLOADS,
+    SEAT_BODIES,
+    SEAT_PAYLOADS,
+    Deal,
+    MpKey,
+    MpShares,
+    MpShuffle,
+    Propose,
+    ProtocolError,
+    SeatSays,
+    Signed,
+    as_map,
+    decode,
+)
+from netplay.protocol import pack, read_numbers
 from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
-MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
 FORWARD_SECONDS = 10.0
 """How long a signed message may wait to come back forwarded before it is sent again; after as
 long again it is blamed on the host. An honest host forwards each at once, after its checks."""
@@ -42,16 +54,16 @@ and the table's away time (an honest host waits its away time before it voids a 
 class SeatMental(SeatState):
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
-    def _on_mental_deal(self, msg: dict[str, Any]) -> None:
-        number = get_field(msg, "round", int)
-        players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
-        parties = get_field(msg, "parties", list)
+    def _on_mental_deal(self, msg: Deal) -> None:
+        number, players, dealer = msg.round, msg.players, msg.dealer
+        parties = msg.parties or ()
         if (players != len(self.ids) or len(parties) != players
                 or any(p not in (i, BOT_PARTY) for i, p in enumerate(parties))):
             raise FairnessError("dealer", "its deal names parties that are not the table's seats")
-        scores = read_numbers(msg.get("scores"), "'scores' of a deal")
-        signs = tuple(get_field(msg, "signs", list, optional=True) or ())
-        me, dealt = self.my_seat, self.mental
+        scores = read_numbers(msg.scores, "'scores' of a deal")
+        signs = tuple(msg.signs or ())
+        me = self.my_seat if self.my_seat is not None and self.my_seat < players else None
+        dealt = self.mental
         if dealt is not None and dealt.round_no == number and dealt.seat_parties == tuple(parties):
             # Dealing a round again lets the host pick, among decks, one its bots like; an
             # honest host deals a round again only after a void, with a bot in a person's seat.
@@ -66,25 +78,25 @@ class SeatMental(SeatState):
         self._refused_round = None
         party = me if me is not None and parties[me] == me else WATCHER
         self.mental = MentalPlay(self.game, self.table, number, party, tuple(parties), signs,
-                                 dealer, tuple(scores))
+                                 dealer, tuple(scores), house=self.house)
         self.view, self.round_number, self._shown = None, number, 0
         self._mental_after()
 
-    def _on_mental_host(self, msg: dict[str, Any]) -> None:
+    def _on_mental_host(self, msg: MpKey | MpShuffle | MpShares | Propose) -> None:
         """A message of the host's key for its bots, signed in the host's own chain."""
-        self._mental_from(BOT_PARTY, msg)
+        self._mental_from(BOT_PARTY, as_map(msg))
 
-    def _on_mental_fwd(self, seat: int, wire: Any) -> None:
+    def _on_mental_fwd(self, seat: int, wire: Signed) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
-        payload = self._append_inner(seat, wire)
+        body = self._seat_payload(seat, wire, MENTAL_PAYLOADS)
         if seat == self.my_seat:
             # This seat's own: applied when it was made, its head advanced when signed.
             seq = SignedMessage.from_wire(wire).seq
             self._unforwarded = {n: v for n, v in self._unforwarded.items() if n > seq}
             return
-        self._mental_from(seat, inner(payload))
+        self._mental_from(seat, as_map(body))
 
-    def _mental_from(self, sender: int, body: dict[str, Any]) -> None:
+    def _mental_from(self, sender: int, body: dict[str, object]) -> None:
         play = self.mental
         if play is None:
             if self._refused_round is not None and body.get("round") == self._refused_round:
@@ -137,10 +149,11 @@ class SeatMental(SeatState):
 
     @staticmethod
     def _kind_of(body: bytes) -> str:
-        try:
-            message = SignedMessage.from_wire(unpack(body).get("m"))
-            kind = inner(message.payload).get("t")
-        except (ProtocolError, FairnessError, ValueError, TypeError):
+        try:  # this seat's own signed body, as it sent it
+            envelope = decode(body, SEAT_BODIES)
+            kind = decode(envelope.m.payload, SEAT_PAYLOADS).t if isinstance(
+                envelope, SeatSays) else ""
+        except ProtocolError:
             return "message"
         return {"mp_key": "round key", "mp_shuffle": "shuffle", "mp_shares": "decryption shares",
                 "move": "move"}.get(str(kind), "message")

@@ -28,6 +28,7 @@ import aiohttp
 from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
+from engine.games import GAMES
 from engine.house import HouseRules
 from engine.zodiak import SIGN_CARDS
 from netplay.fair import (
@@ -38,22 +39,47 @@ from netplay.fair import (
     SignedMessage,
 )
 from netplay.fair.fingerprint import host_matches, table_fingerprint
-from netplay.messages import Frame, HostAway, HostBack, ProtocolError, Refused, RelayEvent
+from netplay.messages import (
+    HOST_BODIES,
+    MOVE_PAYLOADS,
+    Challenge,
+    Deal,
+    Deck,
+    Forward,
+    Frame,
+    HostAway,
+    HostBack,
+    HostBody,
+    HostPayload,
+    HostSays,
+    Lobby,
+    MatchEnd,
+    Moved,
+    ProtocolError,
+    Refused,
+    RelayEvent,
+    Resync,
+    Reveal,
+    RoundEnd,
+    Said,
+    Seeds,
+    Shuffle,
+    Synced,
+    Welcome,
+    decode,
+)
 from netplay.protocol import (
-    MAX_TABLE_ID,
     card_of,
     clean_name,
     draw_positions,
-    inner,
     join_proof_digest,
     pack,
     parse_move,
     played_cards,
     public_identity,
+    read_number,
     read_numbers,
-    unpack,
 )
-from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
 from netplay.seat.checks import ClientChecks
 from netplay.seat.keyfile import SeatIdentity
@@ -64,6 +90,7 @@ from netplay.session.events import (
     Move,
     MoveMade,
     Notice,
+    RematchOffered,
     SeatInfo,
     SeatsChanged,
 )
@@ -137,17 +164,17 @@ class RemoteSession(SeatMental, ClientChecks):
 
     async def _run(self) -> None:
         delay = BACKOFF_START
-        while not self.closed and self.result is None:
+        while not self.closed and not self._match_done():
             try:
                 assert self._conn is not None
                 async for msg in self._conn:
                     delay = BACKOFF_START
                     await self._on_relay(msg)
-                    if self.result is not None or self.closed:
+                    if self._match_done() or self.closed:
                         break
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
-            if self.closed or self.result is not None:
+            if self.closed or self._match_done():
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
             lost_at = time.monotonic()
@@ -158,6 +185,10 @@ class RemoteSession(SeatMental, ClientChecks):
         self.closed = True
         if self.gone is not None:
             self.emit(Notice(self.gone, "error"))  # also wakes a reader waiting for events
+
+    def _match_done(self) -> bool:
+        """Whether the match is over and this seat waits for no rematch."""
+        return self.result is not None and not self.after_match
 
     async def _reconnect(self, delay: float) -> bool:
         """Try to get back into the room, saying why each try failed; False: the room is gone."""
@@ -186,15 +217,10 @@ class RemoteSession(SeatMental, ClientChecks):
 
     async def _on_relay(self, msg: RelayEvent) -> None:
         if isinstance(msg, Frame):
-            try:
-                self._on_game_message(unpack(msg.body))
+            try:  # the one place a host's body is decoded; its handlers take the typed value
+                self._on_game_message(decode(msg.body, HOST_BODIES))
             except ProtocolError as exc:
                 self.emit(Notice(f"the host sent a bad message: {exc.message}", "error"))
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
-                # Whatever a peer sends, this seat goes on; the message is not used.
-                log.warning("unusable message from the host", exc_info=True)
-                self.emit(Notice(f"the host sent a message this client cannot use: {exc}",
-                                 "error"))
             outgoing, self._out = self._out, []
             for body in outgoing:
                 await self._send(body)
@@ -209,38 +235,41 @@ class RemoteSession(SeatMental, ClientChecks):
         elif isinstance(msg, Refused):
             self.emit(Notice(f"relay: {msg.message}", "error"))
 
-    def _on_game_message(self, msg: dict[str, Any]) -> None:
-        handler = {"welcome": self._on_welcome, "resync": self._on_resync,
-                   "challenge": self._on_challenge,
-                   "synced": self._on_synced, "s": self._on_signed,
-                   "error": self._on_error}.get(msg["t"])
-        if handler is None:
-            raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
-        handler(msg)
+    def _on_game_message(self, msg: HostBody) -> None:
+        if isinstance(msg, Welcome):
+            self._on_welcome(msg)
+        elif isinstance(msg, Resync):
+            self._on_resync(msg)
+        elif isinstance(msg, Challenge):
+            self._on_challenge(msg)
+        elif isinstance(msg, Synced):
+            self._on_synced(msg)
+        elif isinstance(msg, HostSays):
+            self._on_signed(msg)
+        else:
+            self._on_error(msg)
 
-    def _on_challenge(self, msg: dict[str, Any]) -> None:
-        nonce, table = get_field(msg, "nonce", bytes), get_field(msg, "table", str)
-        if len(nonce) != 32 or len(table) > MAX_TABLE_ID:
-            raise ProtocolError("bad_frame", "a challenge is 32 bytes and a table id")
-        proof = self.identity.key.sign(join_proof_digest(table, nonce))
+    def _on_challenge(self, msg: Challenge) -> None:
+        proof = self.identity.key.sign(join_proof_digest(msg.table, msg.nonce))
         self._out.append(self._join_body(proof))
 
-    def _on_welcome(self, msg: dict[str, Any]) -> None:
-        self.my_seat = get_field(msg, "seat", int, optional=True)
-        token = get_field(msg, "token", bytes, optional=True)
-        self.game = get_field(msg, "game", str)
-        self.target = get_field(msg, "target", int)
+    def _on_welcome(self, msg: Welcome) -> None:
+        if msg.game not in GAMES:
+            raise ProtocolError("bad_frame", f"no game called {msg.game!r}")
+        self.my_seat = msg.seat
+        token = msg.token
+        self.game = msg.game
+        self.target = read_number(msg.target, "'target'")
         try:
-            self.house = HouseRules.parse(get_field(msg, "house", str, optional=True) or "")
+            self.house = HouseRules.parse(msg.house or "")
         except IllegalMove as exc:
             raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
-        self.is_owner = msg.get("owner") is True
-        away = msg.get("away_seconds")
-        self.away_seconds = (float(away) if isinstance(away, (int, float))
-                             and not isinstance(away, bool) and away >= 0 else None)
-        limit = get_field(msg, "turn_seconds", int, optional=True)
+        self.is_owner = msg.owner is True
+        away = msg.away_seconds
+        self.away_seconds = float(away) if away is not None else None
+        limit = msg.turn_seconds
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
-        host = public_identity(msg.get("host"))
+        host = public_identity(msg.host)
         if self.expect is not None and not host_matches(self.expect, host):
             self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"
                             " this is not the table you were told to expect")
@@ -250,9 +279,8 @@ class RemoteSession(SeatMental, ClientChecks):
             return
         if self.host_id is not None and host != self.host_id:
             self._fault(FairnessError(DEALER, "the host now signs with another key"))
-        self.table, self.host_id = get_field(msg, "table", str), host
-        self.ids = [public_identity(i) if i is not None else None
-                    for i in get_field(msg, "ids", list)]
+        self.table, self.host_id = msg.table, host
+        self.ids = [public_identity(i) if i is not None else None for i in msg.ids]
         if self._checking_host and self.my_seat is None:
             self._rejoin = True  # the host is the expected one: now take a seat from it
             return
@@ -261,48 +289,71 @@ class RemoteSession(SeatMental, ClientChecks):
             self.identity.save(self.identity_path)
         self._welcome.set()
 
-    def _on_host_message(self, msg: dict[str, Any]) -> None:
-        handler = {
-            "lobby": self._on_lobby, "chat": self._on_chat, "shuffle": self._on_shuffle,
-            "reveal": self._on_reveal, "fwd": self._on_fwd, "deck": self._on_deck,
-            "deal": self._on_deal, "moved": self._on_moved, "round_end": self._on_round_end,
-            "seeds": self._on_seeds,
-            "match_end": self._on_match_end, "mp_key": self._on_mental_host,
-            "mp_shuffle": self._on_mental_host, "mp_shares": self._on_mental_host,
-            "move": self._on_mental_host,
-        }.get(msg["t"])
-        if handler is None:
-            raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
-        handler(msg)
+    def _on_host_message(self, msg: HostPayload) -> None:
+        """One of the host's signed messages, decoded, to the check that takes its kind."""
+        if isinstance(msg, Lobby):
+            self._on_lobby(msg)
+        elif isinstance(msg, Said):
+            self._on_chat(msg)
+        elif isinstance(msg, Shuffle):
+            self._on_shuffle(msg)
+        elif isinstance(msg, Reveal):
+            self._on_reveal(msg)
+        elif isinstance(msg, Forward):
+            self._on_fwd(msg)
+        elif isinstance(msg, Deck):
+            self._on_deck(msg)
+        elif isinstance(msg, Deal):
+            self._on_deal(msg)
+        elif isinstance(msg, Moved):
+            self._on_moved(msg)
+        elif isinstance(msg, RoundEnd):
+            self._on_round_end(msg)
+        elif isinstance(msg, Seeds):
+            self._on_seeds(msg)
+        elif isinstance(msg, MatchEnd):
+            self._on_match_end(msg)
+        else:
+            self._on_mental_host(msg)
 
-    def _on_lobby(self, msg: dict[str, Any]) -> None:
+    def _on_lobby(self, msg: Lobby) -> None:
         seats = []
         lobby_ids: list[PublicIdentity | None] = []
-        for s in get_field(msg, "seats", list):
-            if not isinstance(s, dict):
-                raise ProtocolError("bad_frame", "a lobby seat must be a map")
-            sign, bot = s.get("sign"), s.get("bot")
-            seats.append(SeatInfo(clean_name(s.get("name"), ""),
-                                  sign if sign in SIGN_CARDS else None,
-                                  bot if bot in BOT_KINDS else None,
-                                  s.get("connected") is True, s.get("ready") is True))
-            index, ident = s.get("seat"), s.get("id")
-            lobby_ids.append(public_identity(ident) if ident is not None else None)
-            if type(index) is int and 0 <= index < len(self.ids) and ident is not None:
-                self.ids[index] = public_identity(ident)  # keys of the next chain
+        for s in msg.seats:
+            seats.append(SeatInfo(clean_name(s.name, ""),
+                                  s.sign if s.sign in SIGN_CARDS else None,
+                                  s.bot if s.bot in BOT_KINDS else None,
+                                  s.connected, s.ready))
+            lobby_ids.append(public_identity(s.id) if s.id is not None else None)
+            if s.seat < len(self.ids) and s.id is not None:
+                self.ids[s.seat] = public_identity(s.id)  # keys of the next chain
         self.lobby_ids = lobby_ids
+        if msg.house is not None and not self._started_match:
+            # The host may change the house rules in the lobby: the match is checked by these.
+            if msg.target is None:
+                raise ProtocolError("bad_frame", "a lobby with house rules needs a 'target'")
+            try:
+                self.house = HouseRules.parse(msg.house)
+            except IllegalMove as exc:
+                raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
+            self.target = read_number(msg.target, "'target'")
         self.seats = tuple(seats)
         self.emit(SeatsChanged(self.seats))
+        if msg.started is False and self.result is not None:
+            # The table is back in its lobby after the match: the host offers a rematch, and
+            # the next deal starts a new match (scores from zero) for whoever accepts.
+            self.result, self._started_match, self.rematch_offered = None, False, True
+            self.emit(RematchOffered())
 
-    def _on_chat(self, msg: dict[str, Any]) -> None:
-        name = clean_name(msg.get("name"), "?")
-        text = "".join(ch for ch in str(msg.get("text", ""))[:300] if ch.isprintable())
+    def _on_chat(self, msg: Said) -> None:
+        name = clean_name(msg.name, "?")
+        text = "".join(ch for ch in msg.text[:300] if ch.isprintable())
         self.chat_log.append(f"{name}: {text}")
         self.emit(Notice(f"{name}: {text}", "chat"))
 
-    def _on_error(self, msg: dict[str, Any]) -> None:
-        self.emit(Notice(f"the host refused: {str(msg.get('message'))[:200]}", "warning"))
-        if msg.get("code") == "rate_limited" and self.phase == "marker" and self._retry is None:
+    def _on_error(self, msg: Refused) -> None:
+        self.emit(Notice(f"the host refused: {msg.message[:200]}", "warning"))
+        if msg.code == "rate_limited" and self.phase == "marker" and self._retry is None:
             self._retry = asyncio.create_task(self._ask_again())
 
     async def _ask_again(self) -> None:
@@ -318,33 +369,32 @@ class RemoteSession(SeatMental, ClientChecks):
 
     # -- the moves -----------------------------------------------------------------
 
-    def _on_moved(self, msg: dict[str, Any]) -> None:
-        view, ledger = self.view, self._ledger(get_field(msg, "round", int))
+    def _on_moved(self, msg: Moved) -> None:
+        view, ledger = self.view, self._ledger(msg.round)
         if view is None or not self.trusted:
             return
-        n, seat = get_field(msg, "n", int), get_field(msg, "seat", int)
+        n, seat = msg.n, msg.seat
         if n != len(view.history) or not 0 <= seat < len(view.hands):
             raise FairnessError(DEALER, f"move {n} arrived while move {len(view.history)} was due")
-        text, raw = msg.get("move"), msg.get("open")
+        text, raw = msg.move, msg.open
         blame: int | str = DEALER  # or the seat, when the openings come in its signed move
-        if msg.get("by") is not None:
-            payload = self._append_inner(seat, msg["by"])
-            body, blame = inner(payload), seat
+        if msg.by is not None:
+            body, blame = self._seat_payload(seat, msg.by, MOVE_PAYLOADS), seat
             if seat == self.my_seat:
-                self._heads["move"].advance(SignedMessage.from_wire(msg["by"]))
-            if (body.get("round"), body.get("n")) != (ledger.number, n):
-                self._fault(FairnessError(DEALER, f"signed move {body.get('n')} of seat {seat}"
+                self._heads["move"].advance(SignedMessage.from_wire(msg.by))
+            if (body.round, body.n) != (ledger.number, n):
+                self._fault(FairnessError(DEALER, f"signed move {body.n} of seat {seat}"
                                           f" was replayed as move {n}"))
-            text, raw = body.get("move"), body.get("open")
+            text, raw = body.move, body.open
         elif seat == self.my_seat and self.phase == "live" and not (
-                msg.get("timeout") is True and self._turn_ran_out()):
+                msg.timeout is True and self._turn_ran_out()):
             self._fault(FairnessError(DEALER, f"played {text!r:.40} for this seat while it is"
                                       " here"))
         # Fairness faults are named and the move still follows the host's word: only the
         # engine's verdict stops this seat from following the game.
         move = parse_move(self.game, text)
         try:
-            openings = [CardOpening.from_wire(o, blame) for o in (raw if isinstance(raw, list)
+            openings = [CardOpening.from_wire(o, blame) for o in (raw if raw is not None
                                                                    else [None])]
             if [o.card for o in openings] != played_cards(move):
                 raise FairnessError(blame, f"move {n} ({move}) does not open the cards it plays")
@@ -353,7 +403,7 @@ class RemoteSession(SeatMental, ClientChecks):
             openings = []
         for opening in openings:
             self._check(ledger.audit.opened, seat, opening)
-        drawn_blobs = get_field(msg, "drawn", list)
+        drawn_blobs = msg.drawn
         consumed = 1 + view.reshuffles_done if isinstance(view, zodiak.ZodiakRound) else 1
         positions = draw_positions(ledger.sizes() + [0], consumed, len(view.stock),
                                    len(drawn_blobs))
@@ -389,11 +439,11 @@ class RemoteSession(SeatMental, ClientChecks):
         description = view.describe(effect).replace(f"seat {seat}", name, 1)
         self.emit(MoveMade(seat, move, description, view.copy()))
 
-    def _on_match_end(self, msg: dict[str, Any]) -> None:
-        self.result = {"game": self.game, "scores": read_numbers(msg.get("scores"),
+    def _on_match_end(self, msg: MatchEnd) -> None:
+        self.result = {"game": self.game, "scores": read_numbers(msg.scores,
                                                                    "'scores' of a match's end"),
-                       "winner": get_field(msg, "winner", int, optional=True),
-                       "moves": get_field(msg, "moves", int),
+                       "winner": msg.winner,
+                       "moves": msg.moves,
                        "verified": self.trusted and not self.failures,
                        "audit": self.verdicts, "failures": self.failures}
         if self.result_path is not None:
@@ -465,6 +515,14 @@ class RemoteSession(SeatMental, ClientChecks):
         """Put a bot of `kind` in an empty seat, or take it out with None (the host's seat only)."""
         await self._send(pack("seat_bot", owner=self.owner, seat=seat, kind=kind))
 
+    async def offer_rematch(self) -> None:
+        """Offer the table a new match with the same seats (the host's seat only)."""
+        await self._send(pack("rematch", owner=self.owner))
+
+    async def set_house(self, house: HouseRules) -> None:
+        """Set the match's house rules before the start (the host's seat only)."""
+        await self._send(pack("house", owner=self.owner, rules=str(house)))
+
     async def _send(self, body: bytes) -> None:
         if self._conn is not None and not self._conn.closed:
             try:
@@ -491,23 +549,34 @@ class RemoteSession(SeatMental, ClientChecks):
 async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
                       report: Callable[[Event], None] | None = None, *,
                       seconds: float | None = None,
-                      playouts: int | None = None) -> dict[str, Any] | None:
+                      playouts: int | None = None, rematches: int = 0) -> dict[str, Any] | None:
     """Play `session`'s seat with a bot until the match ends; return the result.
 
     `report` sees every event first (the command line prints them); `seconds` and
-    `playouts` bound an expert's search.
+    `playouts` bound an expert's search; the bot accepts up to `rematches` rematches the host
+    offers, and returns the last match's result.
     """
     from engine.bots import make_bot
     from netplay.session.thinking import choose_off_loop
 
     bot = make_bot(kind, seed, seconds=seconds, playouts=playouts)
+    session.after_match = rematches > 0
     await session.set_ready(True)
     answered: tuple[int, int] | None = None
+    last: dict[str, Any] | None = None
     async for event in session.events():
         if report is not None:
             report(event)
         if isinstance(event, MatchEnded):
-            break
+            if rematches <= 0:
+                break
+            last = session.result
+            continue
+        if isinstance(event, RematchOffered) and rematches > 0:
+            rematches -= 1
+            session.after_match = rematches > 0
+            await session.set_ready(True)
+            continue
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
                 or not session.trusted or not session.queue.empty()
@@ -521,4 +590,4 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             await session.submit(await choose_off_loop(bot, view.view(session.my_seat)))
         except IllegalMove as exc:
             log.error("bot chose an illegal move: %s", exc)
-    return session.result
+    return session.result if session.result is not None else last

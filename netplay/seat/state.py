@@ -13,7 +13,7 @@ import ssl
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 
@@ -21,10 +21,13 @@ from engine.house import STANDARD, HouseRules
 from engine.match import Round
 from netplay.fair import FairnessError, PublicIdentity, TranscriptChain
 from netplay.fair.mental_play import MentalPlay
+from netplay.messages import Deal, Family, HostPayload, Message, Signed
 from netplay.protocol import ChainHead, RoundLedger
 from netplay.relay.client import RelayConnection
 from netplay.seat.keyfile import SeatIdentity
 from netplay.session.events import GameSession, SeatInfo
+
+M = TypeVar("M", bound=Message)
 
 
 @dataclass
@@ -71,6 +74,8 @@ class SeatState(GameSession, ABC):
     _http: aiohttp.ClientSession | None = None
     _task: asyncio.Task[None] | None = None
     _started_match: bool = False
+    rematch_offered: bool = False  # the host offered a rematch after the match: ready accepts
+    after_match: bool = False  # keep listening once the match is over, for a rematch
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     _shown: int = 0  # the moves of that round shown so far
     _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)
@@ -89,7 +94,7 @@ class SeatState(GameSession, ABC):
     # -- netplay/seat/remote.py -----------------------------------------------
 
     @abstractmethod
-    def _on_host_message(self, msg: dict[str, Any]) -> None:
+    def _on_host_message(self, msg: HostPayload) -> None:
         """Act on one message of the host's chain, accepted and in order."""
 
     @abstractmethod
@@ -103,17 +108,21 @@ class SeatState(GameSession, ABC):
         """Show a failed check now and keep it for the round's verdict."""
 
     @abstractmethod
-    def _append_inner(self, sender: int | str, wire: Any) -> bytes:
+    def _append_inner(self, sender: int | str, wire: Signed) -> bytes:
         """A seat's message carried in the host's envelope, checked against the seat's chain."""
+
+    @abstractmethod
+    def _seat_payload(self, sender: int | str, wire: Signed, family: Family[M]) -> M:
+        """A seat's signed message the host forwarded, checked in the seat's chain, decoded."""
 
     # -- netplay/seat/mental.py -----------------------------------------------
 
     @abstractmethod
-    def _on_mental_deal(self, msg: dict[str, Any]) -> None:
+    def _on_mental_deal(self, msg: Deal) -> None:
         """Start this seat's part in a round dealt by mental poker."""
 
     @abstractmethod
-    def _on_mental_fwd(self, seat: int, wire: Any) -> None:
+    def _on_mental_fwd(self, seat: int, wire: Signed) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
 
     @abstractmethod

@@ -81,6 +81,11 @@ class MatchEnded:
 
 
 @dataclass(frozen=True)
+class RematchOffered:
+    """The host offers the table a new match with the same seats; being ready accepts it."""
+
+
+@dataclass(frozen=True)
 class SeatsChanged:
     """Someone arrived, left, or was replaced by a bot."""
 
@@ -95,7 +100,8 @@ class Notice:
     level: str = "info"
 
 
-Event = MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | SeatsChanged | Notice
+Event = (MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | SeatsChanged | Notice
+         | RematchOffered)
 
 
 @dataclass

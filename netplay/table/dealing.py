@@ -23,18 +23,16 @@ from netplay.fair import (
     seed_commitment,
     verify_message,
 )
-from netplay.messages import ProtocolError
+from netplay.messages import NonceCommit, NonceReveal, Propose, ProtocolError, SeatSays
 from netplay.protocol import (
     HOST_SENDER,
     ChainHead,
     chain_room,
     envelope,
-    inner,
     pack,
     played_cards,
 )
-from netplay.protocol import field as get_field
-from netplay.table.inbound import MAX_SHUFFLE_PAYLOAD, MAX_SIGNED_PAYLOAD, check_signed_payload
+from netplay.table.inbound import read_payload
 from netplay.table.mental import MENTAL_KINDS
 from netplay.table.state import Epoch, TableState
 
@@ -68,11 +66,11 @@ class HostDealing(TableState):
         self._save()  # before anyone hears of it, so a restarted host signs on from here
         await self._send(None, body)
 
-    def _afford_resync(self, conn: int, chain: Any, have: Any) -> None:
+    def _afford_resync(self, conn: int, chain: int, have: int) -> None:
         """Refuse (`rate_limited`) a resync over the conn's budget or over all conns' budget."""
         # Checked before the join or sync changes anything. A resync may replay a whole round
         # (at most MAX_CHAIN bodies), so the bound is how often, per conn and for all conns.
-        fresh = type(have) is int and chain == self.round_number and 0 <= have <= len(self.log)
+        fresh = chain == self.round_number and 0 <= have <= len(self.log)
         cost = len(self.log) - have if fresh else len(self._prev_log) + len(self.log)
         now = time.monotonic()
         if not self._budget(conn).resyncs.take(now):
@@ -80,13 +78,13 @@ class HostDealing(TableState):
         if not self.resync_pace.take(now, min(cost, self.resync_pace.burst)):
             raise ProtocolError("rate_limited", "the host is busy; sync again in a few seconds")
 
-    async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:
+    async def _resync(self, conn: int, first: list[bytes], chain: int, have: int) -> None:
         """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
         async with self._send_lock:
             number, start, bodies = self.round_number, 0, self.log
-            if type(have) is int and chain == number and 0 <= have <= len(self.log):
+            if chain == number and 0 <= have <= len(self.log):
                 start, bodies = have, self.log[have:]
-            elif (type(have) is int and number >= 1 and chain == number - 1
+            elif (number >= 1 and chain == number - 1
                   and 0 <= have <= len(self._prev_log)):
                 number, start, bodies = chain, have, self._prev_log[have:] + self.log
 
@@ -102,27 +100,19 @@ class HostDealing(TableState):
         return self.heads.setdefault(str(sender), ChainHead.start(
             chain_room(self.table, self.round_number), sender))
 
-    async def _on_signed(self, conn: int, msg: dict[str, Any]) -> None:
+    async def _on_signed(self, conn: int, msg: SeatSays) -> None:
         index = self.seat_of(conn)
         public = self.seats[index].public() if index is not None else None
         if index is None or public is None:
             raise ProtocolError("not_allowed", "only a seated player signs game messages")
-        if get_field(msg, "c", int) != self.round_number:
+        if msg.c != self.round_number:
             raise ProtocolError("stale", "that message is for another round; resync")
         try:
-            message = verify_message(public, msg.get("m"), index)
+            message = verify_message(public, msg.m, index)
         except FairnessError as exc:
             raise ProtocolError("bad_signature", exc.reason) from None
-        size = len(message.payload)
-        if size > (MAX_SHUFFLE_PAYLOAD if self.mental is not None else MAX_SIGNED_PAYLOAD):
-            raise ProtocolError("bad_frame", f"a signed payload is at most {MAX_SIGNED_PAYLOAD}"
-                                f" bytes (a shuffle's, {MAX_SHUFFLE_PAYLOAD})")
-        body = inner(message.payload)
-        check_signed_payload(body)
-        if body["t"] not in ("mp_shuffle", "mp_shares") and size > MAX_SIGNED_PAYLOAD:
-            raise ProtocolError("bad_frame", f"a signed payload is at most {MAX_SIGNED_PAYLOAD}"
-                                " bytes")
-        if self.mental is not None and body["t"] in MENTAL_KINDS:
+        body = read_payload(message.payload, self.mental is not None)
+        if self.mental is not None and isinstance(body, MENTAL_KINDS):
             head = self._seat_head(index, "move")
             if message.seq < head.seq:
                 return  # sent again after a reconnect; the first copy was accepted
@@ -131,20 +121,19 @@ class HostDealing(TableState):
                                     " one")
             await self._on_mental_signed(index, message, body)
             return
-        kind = "move" if body["t"] == "move" else "nonce"
-        head = self._seat_head(index, kind)
+        head = self._seat_head(index, "move" if isinstance(body, Propose) else "nonce")
         if message.seq < head.seq:
             return  # sent again after a reconnect; the first copy was accepted
         if not head.follows(message):
             raise ProtocolError("stale", "that message does not follow your last accepted one")
-        if kind == "move":
+        if isinstance(body, Propose):
             await self._on_seat_move(index, message, body)
-        elif body["t"] == "nonce_commit" and self.round_number == 0:
+        elif isinstance(body, NonceCommit) and self.round_number == 0:
             self._on_first_commit(index, message, body)
-        elif body["t"] in ("nonce_commit", "nonce"):
+        elif isinstance(body, NonceCommit | NonceReveal):
             await self._on_nonce(index, message, body)
         else:
-            raise ProtocolError("unknown_type", f"unknown signed message {body['t']!r}")
+            raise ProtocolError("unknown_type", f"unknown signed message {body.t!r}")
 
     # -- shuffling ------------------------------------------------------------
 
@@ -237,11 +226,10 @@ class HostDealing(TableState):
             self.on_event("a seat did not commit to its first nonce in the lobby: the first"
                           " deal asks it to commit")
 
-    def _on_first_commit(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
+    def _on_first_commit(self, index: int, message: SignedMessage, body: NonceCommit) -> None:
         """Keep a seat's lobby commitment to its nonce for round 1, epoch 0, with it as proof."""
-        commit = get_field(body, "commit", bytes)
-        if (get_field(body, "round", int), get_field(body, "epoch", int)) != (1, 0) or len(
-                commit) != 32:
+        commit = body.commit
+        if (body.round, body.epoch) != (1, 0):
             raise ProtocolError("stale", "in the lobby a seat commits only to its nonce for"
                                 " round 1, epoch 0")
         # Not forwarded: chain 0 verifies only the keys known when a seat began following it,
@@ -257,19 +245,19 @@ class HostDealing(TableState):
         self.precommits = {k: v for k, v in self.precommits.items()
                            if not k.endswith(f"/{index}")}
 
-    async def _on_nonce(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
-        number, epoch = get_field(body, "round", int), get_field(body, "epoch", int)
+    async def _on_nonce(self, index: int, message: SignedMessage,
+                        body: NonceCommit | NonceReveal) -> None:
+        number, epoch = body.round, body.epoch
         ep = self.epochs[epoch] if number == self.round_number and 0 <= epoch < len(
             self.epochs) else None
         if ep is None or ep.deck is not None or index not in ep.seats:
             raise ProtocolError("stale", "no shuffle is waiting for your nonce")
-        if body["t"] == "nonce_commit":
-            commit = get_field(body, "commit", bytes)
-            if ep.reveal_open or index in ep.commits or len(commit) != 32:
+        if isinstance(body, NonceCommit):
+            if ep.reveal_open or index in ep.commits:
                 raise ProtocolError("stale", "the commit phase of that shuffle is over")
-            ep.commits[index] = commit
+            ep.commits[index] = body.commit
         else:
-            nonce = get_field(body, "nonce", bytes)
+            nonce = body.nonce
             committed = ep.commits.get(index)
             if not ep.reveal_open or committed is None or index in ep.nonces:
                 raise ProtocolError("stale", "that shuffle is not taking reveals from you")
@@ -286,15 +274,12 @@ class HostDealing(TableState):
         await self._broadcast("fwd", seat=index, m=message.to_wire())
         self._nonce_wake.set()
 
-    def _keep_precommits(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
+    def _keep_precommits(self, index: int, message: SignedMessage, body: NonceReveal) -> None:
         """Keep a seat's commitments to its next nonces, with its signed message as proof."""
-        items = body.get("next")
-        for item in items if isinstance(items, list) else []:
-            if (isinstance(item, list) and len(item) == 3 and all(type(v) is int for v in item[:2])
-                    and isinstance(item[2], bytes) and len(item[2]) == 32
-                    and (item[0], item[1]) > (self.round_number, len(self.epochs) - 1)):
-                key = f"{item[0]}/{item[1]}/{index}"
-                self.precommits.setdefault(key, [message.to_wire(), item[2]])
+        for item in body.next:
+            if (item.round, item.epoch) > (self.round_number, len(self.epochs) - 1):
+                key = f"{item.round}/{item.epoch}/{index}"
+                self.precommits.setdefault(key, [message.to_wire(), item.commit])
         self.precommits = {k: v for k, v in self.precommits.items()
                            if int(k.split("/")[0]) >= self.round_number}
 

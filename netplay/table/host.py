@@ -44,7 +44,7 @@ from netplay.fair import (
     FairnessError,
     SignedMessage,
 )
-from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
+from netplay.messages import Departed, Frame, Propose, ProtocolError, Refused, RelayEvent, SeatSays
 from netplay.protocol import (
     canonical_deck,
     card_of,
@@ -52,17 +52,15 @@ from netplay.protocol import (
     draw_positions,
     pack,
     parse_move,
-    unpack,
     wire_number,
     wire_numbers,
 )
-from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
 from netplay.relay.wire import format_room_code
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import HostDealing
-from netplay.table.inbound import FIELDS, check_fields
+from netplay.table.inbound import read_body
 from netplay.table.lobby import HostLobby
 from netplay.table.mental import HostMental
 from netplay.table.state import ConnBudget, HostConfig, Seat
@@ -114,12 +112,27 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                 self._spawn(self._locked(self._deal))  # it stopped between two rounds
         listening = asyncio.create_task(self._listen(relay, reopen))
         finished = asyncio.create_task(self.done.wait())
+        rematch = asyncio.create_task(self.rematched.wait())
         try:  # the match may end in a background task (a bot's move), not on a message
-            await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
-            if self.finished:  # let the seats hear the end: the first one to leave says they did
-                await asyncio.wait([listening], timeout=LINGER_SECONDS)
+            while True:
+                await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
+                if not self.finished:
+                    break
+                if self.config.rematches > 0 and not self.config.mental:
+                    self.config.rematches -= 1
+                    await self.offer_rematch(None)
+                # Let the seats hear the end (the first one to leave says they did), and give the
+                # owner the time to offer a rematch if the table allows one.
+                await asyncio.wait([listening, rematch], timeout=max(
+                    LINGER_SECONDS, self.config.rematch_seconds),
+                    return_when=asyncio.FIRST_COMPLETED)
+                if not self.rematched.is_set():
+                    break
+                self.rematched.clear()
+                finished = asyncio.create_task(self.done.wait())
+                rematch = asyncio.create_task(self.rematched.wait())
         finally:
-            for task in [listening, finished, self._bot_task, *self._tasks]:
+            for task in [listening, finished, rematch, self._bot_task, *self._tasks]:
                 task.cancel()
 
     async def _listen(self, relay: RelayConnection,
@@ -168,13 +181,13 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         elif isinstance(msg, Refused):
             self.on_event(f"relay error: {msg.code}: {msg.message}")
 
-    async def _on_frame(self, conn: int, body: Any) -> None:
+    async def _on_frame(self, conn: int, body: bytes) -> None:
         try:
-            msg = unpack(body)
-            check_fields(msg, FIELDS)
-            if msg["t"] != "s" and not self._budget(conn).requests.take(time.monotonic()):
+            msg = read_body(body)  # the one place a seat's body is decoded (table/inbound.py)
+            if not isinstance(msg, SeatSays) and not self._budget(conn).requests.take(
+                    time.monotonic()):
                 raise ProtocolError("rate_limited", "too many requests; slow down")
-            await self._handlers()[msg["t"]](conn, msg)
+            await self._handlers()[msg.t](conn, msg)
         except ProtocolError as exc:
             await self._refuse(conn, exc.code, exc.message)
         except IllegalMove as exc:
@@ -182,10 +195,11 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         except FairnessError as exc:
             await self._refuse(conn, "bad_frame", exc.reason)
 
-    def _handlers(self) -> dict[str, Callable[[int, dict[str, Any]], Any]]:
+    def _handlers(self) -> dict[str, Callable[[int, Any], Awaitable[None]]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
                 "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
-                "seat_bot": self._on_seat_bot}
+                "seat_bot": self._on_seat_bot, "house": self._on_house,
+                "rematch": self._on_rematch}
 
     def _budget(self, conn: int) -> ConnBudget:
         budget = self.budgets.get(conn)
@@ -213,7 +227,8 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             return
         self.started = True
         signs = game_named(self.config.game).signs_for([s.sign for s in self.seats])
-        dealer = random.Random(self.seed).randrange(self.config.players)
+        # A rematch draws its first dealer afresh (from the rounds played so far).
+        dealer = random.Random(self.seed + self.round_base).randrange(self.config.players)
         self.match = Match(self.config.game, self.config.players, signs, dealer=dealer,
                            house=self.config.house)
         self.on_event("match started")
@@ -223,7 +238,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
     async def _deal(self) -> None:
         match = self.match
         assert match is not None
-        number = match.rounds_played + 1
+        number = self.round_base + match.rounds_played + 1
         if number != self.round_number:
             if number == 1:
                 await self._await_first_commits()  # still in chain 0, where they are signed
@@ -261,18 +276,19 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         occupant = self.seats[seat]
         return occupant.bot is None and occupant.conn is not None and occupant.away_since is None
 
-    async def _on_seat_move(self, index: int, message: SignedMessage, body: dict[str, Any]) -> None:
+    async def _on_seat_move(self, index: int, message: SignedMessage, body: Propose) -> None:
         state = self.state
         if state is None or state.round_over:
             raise ProtocolError("not_allowed", "no round is in play")
-        n = get_field(body, "n", int)
-        if get_field(body, "round", int) != self.round_number or n != len(state.history):
+        n = body.n
+        if body.round != self.round_number or n != len(state.history):
             raise ProtocolError("stale", "that move is for an earlier position; resync")
-        move = parse_move(self.config.game, body.get("move"))
+        move = parse_move(self.config.game, body.move)
         state.check(move, index)
-        raw = get_field(body, "open", list)
+        if body.open is None:
+            raise ProtocolError("bad_frame", "'move' needs a field 'open'")
         try:
-            openings = [CardOpening.from_wire(o, index) for o in raw]
+            openings = [CardOpening.from_wire(o, index) for o in body.open]
         except FairnessError as exc:
             raise ProtocolError("bad_opening", exc.reason) from None
         self._check_openings(index, move, openings)

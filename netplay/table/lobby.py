@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import random
@@ -12,12 +13,23 @@ from typing import Any
 
 from engine import zodiak
 from engine.bots import BOT_KINDS
+from engine.errors import IllegalMove
 from engine.games import game_named
+from engine.house import HouseRules
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
-from netplay.messages import ProtocolError
+from netplay.messages import (
+    Chat,
+    Join,
+    ProtocolError,
+    Ready,
+    Rematch,
+    SeatBot,
+    SetHouse,
+    Start,
+    Sync,
+)
 from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
-from netplay.protocol import field as get_field
 from netplay.table.dealing import MAX_CHAIN
 from netplay.table.state import Seat, TableState
 
@@ -37,22 +49,22 @@ class HostLobby(TableState):
                 return i
         return None
 
-    async def _on_join(self, conn: int, msg: dict[str, Any]) -> None:
-        public = public_identity(msg.get("id"))
+    async def _on_join(self, conn: int, msg: Join) -> None:
+        public = public_identity(msg.id)
         ident = public.to_bytes().hex()
         index = self.seat_of(conn)
         proven = index is not None and self.seats[index].ident == ident
-        wants_seat = msg.get("watch") is not True or msg.get("token") is not None
+        wants_seat = msg.watch is not True or msg.token is not None
         if wants_seat and not proven and not await self._proves_key(conn, public, msg):
             return  # challenged: the join comes again, signed
-        self._afford_resync(conn, msg.get("c"), msg.get("n"))
+        self._afford_resync(conn, msg.c, msg.n)
         if index is None:
             index = await self._take_seat(conn, msg, ident)
         await self._admit(conn, watch=index is None)
         if index is None:
             self.spectators.add(conn)
             welcome = pack("welcome", seat=None, token=None, **self._table_facts())
-            await self._resync(conn, [welcome], msg.get("c"), msg.get("n"))
+            await self._resync(conn, [welcome], msg.c, msg.n)
             # A watcher learns the seats from a lobby in this round's chain: the first one to come
             # puts one there, later ones find it in their resync, so watchers coming and going
             # add at most one message to each chain.
@@ -63,20 +75,18 @@ class HostLobby(TableState):
         seat.conn, seat.away_since = conn, None
         self.spectators.discard(conn)  # a watcher that checked the host's key, then sat down
         self.on_event(f"seat {index} ({seat.name}) joined from conn {conn}")
-        owner = msg.get("owner")
-        is_owner = (isinstance(owner, bytes) and self.config.owner_secret is not None
-                    and secrets.compare_digest(owner.hex(), self.config.owner_secret))
+        is_owner = self._is_owner(msg.owner)
         welcome = pack("welcome", seat=index, token=bytes.fromhex(seat.token or ""),
                        owner=is_owner, **self._table_facts())
-        await self._resync(conn, [welcome], msg.get("c"), msg.get("n"))
+        await self._resync(conn, [welcome], msg.c, msg.n)
         await self._send_lobby()
         self._nonce_wake.set()
         await self._start_if_everyone_is_in()
         self._save()
 
-    async def _proves_key(self, conn: int, public: PublicIdentity, msg: dict[str, Any]) -> bool:
+    async def _proves_key(self, conn: int, public: PublicIdentity, msg: Join) -> bool:
         """Whether the join signs this conn's challenge; if not, send it a fresh one."""
-        proof = get_field(msg, "proof", bytes, optional=True)
+        proof = msg.proof
         challenge = self.challenges.pop(conn, None)
         if (proof is not None and challenge is not None
                 and public.verify(join_proof_digest(self.table, challenge), proof)):
@@ -97,12 +107,14 @@ class HostLobby(TableState):
     async def _start_if_everyone_is_in(self) -> None:
         if self.started or not all(s.taken for s in self.seats):
             return
-        if self.config.require_ready and not all(s.ready or s.bot for s in self.seats):
+        # A rematch always waits for every person to accept it.
+        wait_for_ready = self.config.require_ready or self.round_base > 0
+        if wait_for_ready and not all(s.ready or s.bot for s in self.seats):
             return
         await self.start_match()
 
-    async def _take_seat(self, conn: int, msg: dict[str, Any], ident: str) -> int | None:
-        token = get_field(msg, "token", bytes, optional=True)
+    async def _take_seat(self, conn: int, msg: Join, ident: str) -> int | None:
+        token = msg.token
         index = self._seat_for_token(token.hex()) if token else None
         if index is not None:
             if self.seats[index].ident != ident:
@@ -111,18 +123,17 @@ class HostLobby(TableState):
                 raise ProtocolError("not_allowed", "this seat signs with another key: join"
                                     " with the seat file it was taken with")
             return index
-        if msg.get("watch") or self.started:
+        if msg.watch or self.started:
             return None
         index = next((i for i, s in enumerate(self.seats) if not s.taken), None)
         if index is not None:
-            sign = msg.get("sign")
             self.seats[index] = Seat(
-                name=clean_name(msg.get("name"), f"player {index}"),
-                sign=self._sign_for(index, sign),
+                name=clean_name(msg.name, f"player {index}"),
+                sign=self._sign_for(index, msg.sign),
                 token=secrets.token_hex(16), ident=ident)
         return index
 
-    def _sign_for(self, index: int, asked: Any) -> str | None:
+    def _sign_for(self, index: int, asked: str | None) -> str | None:
         """The sign a new seat asked for, else one drawn from the table's seed; None without signs."""
         if not game_named(self.config.game).uses_signs:
             return None
@@ -138,10 +149,7 @@ class HostLobby(TableState):
 
     def _table_facts(self) -> dict[str, Any]:
         return {"game": self.config.game, "players": self.config.players,
-                "target": Match(self.config.game, self.config.players,
-                                ("aries",) * self.config.players, house=self.config.house).target,
-                "house": str(self.config.house),
-                "table": self.table, "host": self.identity.public.to_bytes(),
+                **self._house_facts(), "table": self.table, "host": self.identity.public.to_bytes(),
                 "away_seconds": self.config.away_timeout,
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),
@@ -174,10 +182,33 @@ class HostLobby(TableState):
         seats = [{**asdict(s.info()), "seat": i, "id": bytes.fromhex(s.ident) if s.ident else None}
                  for i, s in enumerate(self.seats)]
         await self._broadcast("lobby", seats=seats, started=self.started,
-                              watching=len(self.spectators))
+                              watching=len(self.spectators), **self._house_facts())
 
-    async def _on_chat(self, conn: int, msg: dict[str, Any]) -> None:
-        text = get_field(msg, "text", str)[:MAX_CHAT]
+    def _house_facts(self) -> dict[str, Any]:
+        """The house rules and the target they make, which the host may change in the lobby."""
+        return {"target": Match(self.config.game, self.config.players,
+                                ("aries",) * self.config.players, house=self.config.house).target,
+                "house": str(self.config.house)}
+
+    async def _on_house(self, conn: int, msg: SetHouse) -> None:
+        """The host's own seat sets the house rules before the start; everyone is asked again."""
+        self._check_owner(conn, msg, "sets the house rules")
+        try:
+            house = HouseRules.parse(msg.rules)
+        except IllegalMove as exc:
+            raise ProtocolError("bad_frame", f"house rules: {exc}") from None
+        if house == self.config.house:
+            return
+        self.config.house = house
+        # The people seated said ready to other rules: each says it again to these.
+        for seat in self.seats:
+            seat.ready = False
+        self.on_event(f"house rules: {house}")
+        await self._send_lobby(force=True)
+        self._save()
+
+    async def _on_chat(self, conn: int, msg: Chat) -> None:
+        text = msg.text[:MAX_CHAT]
         if len(self.log) >= MAX_CHAIN:
             raise ProtocolError("not_allowed", "enough chat for this round")
         index = self.seat_of(conn)
@@ -192,38 +223,70 @@ class HostLobby(TableState):
         text = "".join(ch for ch in text if ch.isprintable())
         await self._broadcast("chat", seat=index, name=name, text=text)
 
-    def _check_owner(self, conn: int, msg: dict[str, Any], what: str) -> None:
-        if self.started:
+    def _is_owner(self, owner: bytes | None) -> bool:
+        """Whether `owner` is the table's owner secret (the host's own app knows it)."""
+        return (owner is not None and self.config.owner_secret is not None
+                and secrets.compare_digest(owner.hex(), self.config.owner_secret))
+
+    async def _on_rematch(self, conn: int, msg: Rematch) -> None:
+        """The owner offers a rematch with the same seats once the match is over: the table goes
+        back to its lobby, bots stay, people who left free their seats, and the match starts
+        again when every person has accepted (said ready)."""
+        if not self.finished or self.config.rematch_seconds <= 0 or self.config.mental:
+            raise ProtocolError("not_allowed", "this table offers no rematch now")
+        self._check_owner(conn, msg, "offers a rematch", started_ok=True)
+        await self.offer_rematch(self.seat_of(conn))
+
+    async def offer_rematch(self, owner: int | None) -> None:
+        """Take the finished table back to its lobby for a rematch; `owner`'s seat accepts it."""
+        assert self.match is not None
+        self.round_base += self.match.rounds_played
+        self.match, self.state, self.record = None, None, None
+        self.started = self.finished = False
+        self.moves_made = 0
+        self.done.clear()
+        for index, seat in enumerate(self.seats):
+            if seat.bot is None and seat.conn is None:
+                self.seats[index] = Seat()  # gone: the seat is free for anyone, or a bot (F3, F5)
+                self._forget_commits(index)
+            else:
+                seat.ready = index == owner  # offering is accepting
+        self.on_event("the host offers a rematch")
+        self._bot_task = asyncio.create_task(self._play_loop())
+        self.rematched.set()
+        await self._send_lobby(force=True)
+        self._save()
+        await self._start_if_everyone_is_in()
+
+    def _check_owner(self, conn: int, msg: Start | SeatBot | SetHouse | Rematch, what: str,
+                     started_ok: bool = False) -> None:
+        if self.started and not started_ok:
             raise ProtocolError("not_allowed", "the match has started")
-        owner = msg.get("owner")
-        if (self.seat_of(conn) is None or self.config.owner_secret is None
-                or not isinstance(owner, bytes)
-                or not secrets.compare_digest(owner.hex(), self.config.owner_secret)):
+        if self.seat_of(conn) is None or not self._is_owner(msg.owner):
             raise ProtocolError("not_allowed", f"only the host {what}")
 
     def _bot_seat(self, index: int) -> Seat:
         return Seat(name=f"bot {index}", bot=self.config.bot_kind,
                     sign=random.Random(self.seed + index).choice(zodiak.SIGNS))
 
-    async def _on_start(self, conn: int, msg: dict[str, Any]) -> None:
+    async def _on_start(self, conn: int, msg: Start) -> None:
         self._check_owner(conn, msg, "starts the match")
         for i, seat in enumerate(self.seats):
             if not seat.taken:
                 self.seats[i] = self._bot_seat(i)
         await self.start_match()
 
-    async def _on_ready(self, conn: int, msg: dict[str, Any]) -> None:
+    async def _on_ready(self, conn: int, msg: Ready) -> None:
         index = self.seat_of(conn)
         if index is None or self.started:
             raise ProtocolError("not_allowed", "only a seated player says ready, before the start")
-        self.seats[index].ready = get_field(msg, "ready", bool)
+        self.seats[index].ready = msg.ready
         await self._send_lobby()
         await self._start_if_everyone_is_in()
 
-    async def _on_seat_bot(self, conn: int, msg: dict[str, Any]) -> None:
+    async def _on_seat_bot(self, conn: int, msg: SeatBot) -> None:
         self._check_owner(conn, msg, "seats and unseats bots")
-        index = get_field(msg, "seat", int)
-        kind = get_field(msg, "kind", str, optional=True)
+        index, kind = msg.seat, msg.kind
         if not 0 <= index < len(self.seats):
             raise ProtocolError("bad_frame", f"there is no seat {index}")
         if self.seats[index].token is not None:
@@ -235,6 +298,6 @@ class HostLobby(TableState):
         await self._send_lobby()
         await self._start_if_everyone_is_in()
 
-    async def _on_sync(self, conn: int, msg: dict[str, Any]) -> None:
-        self._afford_resync(conn, msg.get("c"), msg.get("n"))
-        await self._resync(conn, [], msg.get("c"), msg.get("n"))
+    async def _on_sync(self, conn: int, msg: Sync) -> None:
+        self._afford_resync(conn, msg.c, msg.n)
+        await self._resync(conn, [], msg.c, msg.n)

@@ -16,10 +16,11 @@ from netplay.fair import FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
-from netplay.messages import ProtocolError
+from netplay.messages import MpKey, MpShares, MpShuffle, Propose, ProtocolError, as_map
+from netplay.protocol import wire_numbers
 from netplay.table.state import TableState
 
-MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
+MENTAL_KINDS = (MpKey, MpShuffle, MpShares, Propose)  # a seat's signed payloads in such a round
 
 
 class HostMental(TableState):
@@ -36,12 +37,12 @@ class HostMental(TableState):
         party = BOT_PARTY if BOT_PARTY in parties else WATCHER
         signs = tuple(match.signs) if self.config.game == "zodiak" else ()
         self.mental = MentalPlay(self.config.game, self.table, number, party, parties, signs,
-                                 match.dealer, tuple(match.scores))
+                                 match.dealer, tuple(match.scores), house=self.config.house)
         self.state = None
         self.round_scored = False
         await self._broadcast("deal", round=number, game=self.config.game,
                               dealer=match.dealer, players=self.config.players,
-                              scores=list(match.scores), signs=list(signs) or None,
+                              scores=wire_numbers(match.scores), signs=list(signs) or None,
                               parties=list(parties), cards=None)
         await self._mental_flush()
         self.on_event(f"round {number} dealing by mental poker")
@@ -60,19 +61,19 @@ class HostMental(TableState):
         self._wake.set()
 
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: dict[str, Any]) -> None:
+                                body: MpKey | MpShuffle | MpShares | Propose) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
         play = self.mental
-        if play is None or body.get("round") != self.round_number:
+        if play is None or body.round != self.round_number:
             raise ProtocolError("stale", "no round dealt by mental poker is in play")
         async with self._send_lock:
             try:
-                play.receive(index, body)
+                play.receive(index, as_map(body))
             except FairnessError as exc:
                 raise ProtocolError("bad_frame", exc.reason) from None
             self._seat_head(index, "move").advance(message)
             await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
-        self.moves_made += body["t"] == "move"
+        self.moves_made += isinstance(body, Propose)
         await self._mental_flush()
 
     async def _mental_bot_move(self, seat: int, move: Any) -> None:

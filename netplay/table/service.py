@@ -7,8 +7,10 @@
   so a lobby learns of changes at once without asking again and again;
 - `POST /tables` with `{"game": "zodiak", "players": 2, "bots": 1}` opens a room, seats the
   dealer in it as its host, and answers 201 `{"room": CODE, "owner": HEX}`; `"bot_kind":
-  "expert"` (or "greedy", "random") chooses the bots (default: the server's); the owner secret
-  lets whoever created the table start it early. Anything else gets 400 and `{"error": why}`.
+  "expert"` (or "greedy", "random") chooses the bots (default: the server's); an optional
+  `"house": "max-row=4,target=3000"` sets the table's house rules (engine.house), which every
+  summary shows; the owner secret lets whoever created the table start it early. Anything else
+  gets 400 and `{"error": why}`.
 
 A table ends when its match ends, or when nobody has sat at it or watched it for a while.
 """
@@ -29,7 +31,9 @@ import aiohttp
 from aiohttp import web
 
 from engine.bots import BOT_KINDS
+from engine.errors import IllegalMove
 from engine.games import GAMES
+from engine.house import STANDARD, HouseRules
 from netplay.messages import ProtocolError
 from netplay.relay.client import RelayConnection
 from netplay.relay.wire import format_room_code, parse_room_code
@@ -41,7 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("cardtui.tables")
 
 MAX_BODY_BYTES = 1024
-REQUEST_FIELDS = ("game", "players", "bots", "bot_kind")
+REQUEST_FIELDS = ("game", "players", "bots", "bot_kind", "house")
 LONGEST_WAIT = 30.0  # seconds GET /tables?since= holds an unchanged listing
 
 
@@ -74,12 +78,14 @@ class BadTableRequest(ValueError):
 
 @dataclass(frozen=True)
 class TableRequest:
-    """What a player asks for: a game, the number of seats, and how many of them bots take."""
+    """What a player asks for: a game, the number of seats, how many of them bots take, and the
+    house rules."""
 
     game: str
     players: int
     bots: int
     bot_kind: str | None = None  # None: the server's default kind
+    house: HouseRules = STANDARD
 
     @classmethod
     def parse(cls, data: Any) -> TableRequest:
@@ -89,8 +95,8 @@ class TableRequest:
                                   '"players": 2, "bots": 1}')
         unknown = sorted(str(k)[:40] for k in data if k not in REQUEST_FIELDS)
         if unknown:
-            raise BadTableRequest(f"unknown field {unknown[0]!r}: only game, players, bots and"
-                                  " bot_kind")
+            raise BadTableRequest(f"unknown field {unknown[0]!r}: only game, players, bots,"
+                                  " bot_kind and house")
         game = data.get("game")
         if game not in GAMES:
             raise BadTableRequest(f"game must be \"zodiak\" or \"hekata\", not {_show(game)}")
@@ -106,7 +112,15 @@ class TableRequest:
         if bot_kind is not None and bot_kind not in BOT_KINDS:
             raise BadTableRequest(f"bot_kind must be {', '.join(map(json.dumps, BOT_KINDS))},"
                                   f" not {_show(bot_kind)}")
-        return cls(game, players, bots, bot_kind)
+        house = data.get("house", "")
+        if type(house) is not str:
+            raise BadTableRequest(f"house must be text like \"max-row=4,target=3000\", not"
+                                  f" {_show(house)}")
+        try:
+            rules = HouseRules.parse(house)
+        except IllegalMove as exc:
+            raise BadTableRequest(f"house rules: {exc}") from None
+        return cls(game, players, bots, bot_kind, rules)
 
 
 def _show(value: Any) -> str:
@@ -125,6 +139,7 @@ class TableInfo:
     people: int
     watching: int
     state: str  # "waiting", "playing" or "over"
+    house: str = "standard"  # the house rules' text form (engine.house)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TableInfo:
@@ -132,7 +147,9 @@ class TableInfo:
         try:
             return cls(str(data["room"]), str(data["game"]), int(data["players"]),
                        int(data["taken"]), int(data["people"]), int(data["watching"]),
-                       str(data["state"]))
+                       str(data["state"]), str(HouseRules.parse(data.get("house", ""))))
+        except IllegalMove as exc:
+            raise ValueError(f"malformed table summary: {exc}") from None
         except (KeyError, TypeError) as exc:
             raise ValueError(f"malformed table summary: {exc}") from None
 
@@ -164,7 +181,7 @@ class Table:
         state = "over" if self.host.finished else "playing" if self.host.started else "waiting"
         return TableInfo(format_room_code(self.room), self.host.config.game, len(seats),
                          sum(s.taken for s in seats), sum(s.conn is not None for s in seats),
-                         len(self.host.spectators), state)
+                         len(self.host.spectators), state, str(self.host.config.house))
 
 
 @dataclass
@@ -221,15 +238,16 @@ class TablesService:
                             bot_kind=kind, think=self.limits.think,
                             bot_delay=self.limits.bot_delay,
                             away_timeout=self.limits.away_timeout, owner_secret=owner,
-                            turn_seconds=self.limits.turn_seconds)
+                            turn_seconds=self.limits.turn_seconds, house=request.house)
         host = Host(config, on_event=lambda text: log.debug("table: %s", text))
         conn = await RelayConnection.open_room(self.relay_url)
         table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
         self.tables[table.room] = table
         table.task = asyncio.create_task(self._deal(table))
         self.note_changes()
-        log.info("table %s opened: %s for %d with %d %s bots", format_room_code(table.room),
-                 request.game, request.players, request.bots, kind)
+        log.info("table %s opened: %s for %d with %d %s bots, house rules %s",
+                 format_room_code(table.room), request.game, request.players, request.bots,
+                 kind, request.house)
         return table
 
     async def _deal(self, table: Table) -> None:
@@ -376,11 +394,14 @@ class TablesClient:
         return [TableInfo.from_json(t) for t in data["tables"]], version
 
     async def create(self, game: str, players: int, bots: int,
-                     bot_kind: str | None = None) -> tuple[str, bytes]:
+                     bot_kind: str | None = None,
+                     house: HouseRules = STANDARD) -> tuple[str, bytes]:
         """Open a table; return its room code and owner secret, or raise BadTableRequest."""
         payload: dict[str, Any] = {"game": game, "players": players, "bots": bots}
         if bot_kind is not None:
             payload["bot_kind"] = bot_kind
+        if not house.standard:
+            payload["house"] = str(house)
         async with self._session().post(f"{self.base_url}/tables", json=payload) as response:
             data = await response.json()
             if response.status != 201:

@@ -21,6 +21,7 @@ from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, PublicIdentity, SignedMessage
 from netplay.fair.mental_play import MentalPlay
 from netplay.machine import DiskFlusher
+from netplay.messages import MpKey, MpShares, MpShuffle, Propose
 from netplay.protocol import ChainHead
 from netplay.relay.client import RelayConnection
 from netplay.relay.guard import TokenBucket
@@ -79,6 +80,8 @@ class HostConfig:
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
     mental: bool = False  # deal by mental poker (FAIRNESS.md A8): the host sees no person's card
     house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
+    rematch_seconds: float = 0.0  # how long a finished table waits for its owner's rematch; 0: none
+    rematches: int = 0  # rematches the host offers by itself (a headless host has no owner)
 
 
 @dataclass
@@ -114,6 +117,7 @@ class TableState(ABC):
     state: Round | None = None
     record: Record | None = None
     round_number: int = 0  # also the number of the signed chain in use (0: the lobby)
+    round_base: int = 0  # rounds of the table's earlier matches: a rematch numbers on from them
     round_scored: bool = True  # whether the match has taken the last round's scores
     moves_made: int = 0
     started: bool = False
@@ -139,6 +143,7 @@ class TableState(ABC):
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
                                                                           RESYNC_BURST))
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    rematched: asyncio.Event = field(default_factory=asyncio.Event)
     _after: int = 0
     _prev_log: list[bytes] = field(default_factory=list)
     _bot_task: asyncio.Task[None] | None = None
@@ -164,12 +169,15 @@ class TableState(ABC):
         """Send `body` to one conn, or to everyone with None."""
 
     @abstractmethod
+    async def _play_loop(self) -> None:
+        """Play for bots, and for people away too long, until the match ends."""
+
+    @abstractmethod
     async def start_match(self) -> None:
         """Start the match and deal its first round."""
 
     @abstractmethod
-    async def _on_seat_move(self, index: int, message: SignedMessage,
-                            body: dict[str, Any]) -> None:
+    async def _on_seat_move(self, index: int, message: SignedMessage, body: Propose) -> None:
         """Check a seat's signed move and apply it."""
 
     @abstractmethod
@@ -197,11 +205,11 @@ class TableState(ABC):
         """`_broadcast`, for a caller that holds the send lock."""
 
     @abstractmethod
-    def _afford_resync(self, conn: int, chain: Any, have: Any) -> None:
+    def _afford_resync(self, conn: int, chain: int, have: int) -> None:
         """Refuse (`rate_limited`) a resync over the conn's budget or over all conns' budget."""
 
     @abstractmethod
-    async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:
+    async def _resync(self, conn: int, first: list[bytes], chain: int, have: int) -> None:
         """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
 
     @abstractmethod
@@ -216,7 +224,7 @@ class TableState(ABC):
 
     @abstractmethod
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: dict[str, Any]) -> None:
+                                body: MpKey | MpShuffle | MpShares | Propose) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
 
     # -- netplay/table/store.py -----------------------------------------------

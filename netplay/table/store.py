@@ -34,6 +34,7 @@ class HostStore(TableState):
             # vars(), not asdict(): a seat holds only scalars, and asdict deep-copies them all.
             "seats": [{**vars(s), "conn": None, "away_since": None} for s in self.seats],
             "started": self.started, "moves_made": self.moves_made,
+            "round_base": self.round_base,
             "match": None if self.match is None else {
                 "dealer": self.match.dealer, "scores": self.match.scores,
                 "rounds_played": self.match.rounds_played},
@@ -101,6 +102,7 @@ class HostStore(TableState):
         config.save_path = path
         host = cls(config, seats=[Seat(**s) for s in data["seats"]])
         host.started, host.moves_made = data["started"], data["moves_made"]
+        host.round_base = data.get("round_base", 0)
         for seat in host.seats:
             if seat.bot is None and seat.token is not None:
                 seat.away_since = time.monotonic()

@@ -46,7 +46,11 @@ def session_from(address: str) -> aiohttp.ClientSession:
 
 
 async def rooms(args: argparse.Namespace) -> None:
-    """Open rooms until the relay refuses, then hold them until the time is up."""
+    """Open rooms until the relay refuses, then hold them until the time is up; from a range
+    of addresses, go round them opening rooms all the time (see `many_rooms`)."""
+    if len(addresses(args.address)) > 1:
+        await many_rooms(args)
+        return
     held: list[RelayConnection] = []
     async with session_from(args.address) as session:
         refusal = "none"
@@ -61,6 +65,35 @@ async def rooms(args: argparse.Namespace) -> None:
         await asyncio.sleep(args.seconds)
         for conn in held:
             await conn.close()
+
+
+async def many_rooms(args: argparse.Namespace) -> None:
+    """Round the addresses, each opening a room whenever the relay lets it, until the time is
+    up; rooms the relay closes are opened again."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.seconds
+    sessions = [session_from(a) for a in addresses(args.address)]
+    held: list[RelayConnection] = []
+    opened = refused = 0
+    try:
+        while loop.time() < deadline:
+            for session in sessions:
+                try:
+                    conn = await RelayConnection.open_room(args.url, session=session)
+                except (RelayRefused, ConnectionError, aiohttp.ClientError):
+                    refused += 1
+                else:
+                    opened += 1
+                    held.append(conn)
+                    asyncio.create_task(drain(conn))
+                await asyncio.sleep(args.pause)
+            held = [c for c in held if not c.closed]
+            report("holding", f"{len(held)} rooms; opened {opened}, refused {refused}")
+    finally:
+        for conn in held:
+            await conn.close()
+        for session in sessions:
+            await session.close()
 
 
 async def slowloris(args: argparse.Namespace) -> None:

@@ -46,6 +46,7 @@ from netplay.fair.elgamal import CardBook, Ciphertext, open_deck
 from netplay.fair.group import IDENTITY, Point, point_sum
 from netplay.fair.shares import SHARE_SIZE
 from netplay.fair.shuffle import Shuffle, shuffle_deck
+from netplay.messages import MpKey, MpShares, MpShuffle, Propose, as_map
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import RunningRelay, start_relay
 from netplay.table.host import Host, HostConfig
@@ -154,7 +155,8 @@ class HostileHost(Host):
         return msg
 
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: dict[str, Any]) -> None:
+                                typed: MpKey | MpShuffle | MpShares | Propose) -> None:
+        body = as_map(typed)  # the decoded message as the map it travelled as
         self.wire.append((f"seat {index}", body))
         if body.get("round") == 1 and body.get("t") == "mp_shuffle" and index == 0:
             self.round_one["seat0_shuffle"] = message.to_wire()
@@ -170,7 +172,7 @@ class HostileHost(Host):
             if self.report["dropped"] == 1:
                 await self.kick(VICTIM)
             return
-        await super()._on_mental_signed(index, message, body)
+        await super()._on_mental_signed(index, message, typed)
         self.snoop()
 
     async def _resync(self, conn: int, first: list[bytes], chain: Any, have: Any) -> None:

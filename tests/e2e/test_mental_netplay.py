@@ -43,3 +43,21 @@ def test_people_and_bots_finish_a_match_dealt_by_mental_poker(
     host_result = json.loads((procs.tmp / "host.json").read_text())
     assert_same_result(results(procs.tmp, [f"r{i}" for i in range(players - bots)]), host_result)
     assert "dealing by mental poker" in procs.log("host")
+
+
+def test_house_rules_apply_to_a_table_dealt_by_mental_poker(processes: Procs) -> None:
+    """RULES 2.3 under max-row=3, target=1500 on a mental-poker table: every seat's and the
+    host's view check moves by the table's rules and the match ends at 1,500."""
+    procs, port = processes, free_port()
+    host = procs.start("host", "host", "--headless", "--mental", "--game", "hekata",
+                       "--players", "2", "--house", "max-row=3,target=1500", "--port", str(port),
+                       "--bind", "127.0.0.1", "--seed", "5", "--speed", "0",
+                       "--result", str(procs.tmp / "host.json"),
+                       "--save", str(procs.tmp / "hosted.json"))
+    procs.wait_for_log("host", r"others run")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], count=2)
+    wait_all([host, *seats], timeout=600)
+    found = json.loads((procs.tmp / "host.json").read_text())
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), found)
+    assert 1500 <= max(found["scores"]) < 10_000
+    assert "dealing by mental poker" in procs.log("host")

@@ -145,6 +145,23 @@ def test_a_flood_from_many_addresses_cannot_keep_a_host_out(procs: Procs) -> Non
     assert_logged_once_per_interval(log, time.monotonic() - began)
 
 
+def test_rooms_from_many_addresses_cannot_keep_a_host_out(procs: Procs) -> None:
+    """Twenty addresses (127.0.0.10-29) open rooms all the time on a relay of 30 rooms: a full
+    relay closes the oldest empty room of the address holding most for a newcomer, so a host
+    from 127.0.0.1 gets a room and its table finishes while they go on."""
+    url = start_relay(procs, "--max-rooms", "30")
+    flood = attack(procs, "rooms", "rooms", url, "--from", "127.0.0.10-29", "--seconds", "600",
+                   "--pause", "0.02")
+    procs.wait_for_log("rooms", r"holding (2\d|30) rooms", timeout=60)
+    host, code = start_host(procs, url)
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    assert flood.poll() is None  # it went on all along
+    log = stop_relay(procs)
+    assert "closed an empty room opened from 127.0.0.1 " not in log, log[-3000:]
+    assert "closed an empty room opened from 127.0.0." in log
+    assert "Traceback" not in log
+
+
 def test_a_message_flood_from_one_address_does_not_stop_a_match(procs: Procs) -> None:
     """Items 5 and 6 for messages: 200 connections from 127.0.0.2 each sending 100 pings a
     second (opening rooms where they may, coming back when dropped) all through a match."""

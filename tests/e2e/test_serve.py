@@ -402,3 +402,50 @@ async def test_door_options_pass_through(serve: ServerMaker, tmp_path: Path) -> 
                                     password="open sesame", known_hosts=None, client_keys=None,
                                     agent_path=None):
             pass
+
+
+async def test_serve_tables_take_house_rules(serve: ServerMaker, players: Callable[[], Player]
+                                             ) -> None:
+    """A table opened through the API or from the SSH lobby's dialog plays by the house rules
+    asked for, lists them, and refuses bad ones with the reason."""
+    server = await serve()
+    async with aiohttp.ClientSession() as http:
+        for body, reason in {
+            b'{"game": "hekata", "players": 2, "house": "max-row=0"}': "max-row must be",
+            b'{"game": "hekata", "players": 2, "house": "rows=4"}': "'rows' is not a house rule",
+            b'{"game": "hekata", "players": 2, "house": 4}': "house must be text",
+            b'{"game": "hekata", "players": 2, "house": "' + b"x" * 300 + b'"}': "written like",
+        }.items():
+            async with http.post(f"{server.base}/tables", data=body) as answer:
+                assert answer.status == 400, body[:60]
+                assert reason in (await answer.json())["error"], body[:60]
+        good = {"game": "zodiak", "players": 3, "bots": 1, "house": "target = 30"}
+        async with http.post(f"{server.base}/tables", json=good) as answer:
+            assert answer.status == 201
+        async with http.get(f"{server.base}/tables") as answer:
+            tables = (await answer.json())["tables"]
+        assert [(t["game"], t["house"]) for t in tables] == [("zodiak", "target=30")]
+
+    alice, bob = players(), players()
+    await alice.login(server, "alice")
+    await alice.see(r"Zodiak +1/3 .*target=30")
+    await alice.type("n")
+    await alice.see("New table")
+    await alice.type("g")  # Hekata for 2, 1 bot
+    await alice.type("h")
+    await asyncio.sleep(1)  # the field takes the keys once it has the focus, as a person sees
+    await alice.type("max-row=0")
+    await alice.see("House \\(h\\) +max-row=0")
+    await alice.type("Enter")
+    await alice.see("House rules: max-row must be")
+    await alice.type("BSpace")
+    await alice.type("3,target=500")
+    await alice.see("House \\(h\\) +max-row=3,target=500")
+    await alice.type("Enter")
+    await alice.see("Your hand")
+    await alice.see("first to 500")
+    await alice.type("?")
+    await alice.see("House rules: Hekata rows of at most 3 cards")
+    await alice.type("Escape")
+    await bob.login(server, "bob")
+    await bob.see(r"Hekata +2/2 .*playing +max-row=3")  # cut to the column; the lobby says all

@@ -17,12 +17,14 @@ from engine.house import HouseRules
 from engine.match import Match
 from engine.records import Record
 from engine.tricks import (
-    EXACT_LIMITED_CARDS,
+    Row,
+    Trick,
     all_tricks_exhaustive,
     best_trick,
     check_trick,
-    cut_rows,
+    row_rank,
     trick_problem,
+    trick_rank,
 )
 
 
@@ -85,38 +87,116 @@ def test_deal_refuses_long_row_under_house_rules() -> None:
         assert deal.is_legal(move)
 
 
-def _brute_best_total(table: list[int], card: int, max_row: int) -> int | None:
-    totals = [t.total for t in all_tricks_exhaustive(table, card, max_row)]
-    return max(totals) if totals else None
+def _brute_best(table: list[int], card: int, max_row: int) -> Trick | None:
+    return max(all_tricks_exhaustive(table, card, max_row), key=trick_rank, default=None)
+
+
+def _positions(min_table: int, max_table: int) -> st.SearchStrategy[tuple[list[int], int]]:
+    """A table and a laid card with at most five copies of any digit, as in the deck."""
+    return (st.lists(st.integers(0, 9), min_size=min_table + 1, max_size=max_table + 1)
+            .filter(lambda cards: max(Counter(cards).values()) <= 5)
+            .map(lambda cards: (cards[1:], cards[0])))
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(0, 9), min_size=1, max_size=EXACT_LIMITED_CARDS),
-       st.integers(0, 9), st.integers(1, 4))
-def test_best_trick_respects_the_limit_against_brute_force(table: list[int], card: int,
+@given(_positions(1, 5), st.integers(1, 5))
+def test_best_trick_under_a_limit_is_the_brute_force_best(position: tuple[list[int], int],
                                                            max_row: int) -> None:
-    """RULES 2.3 with max-row: on small tables best_trick is exactly the brute-force best."""
-    if Counter([*table, card]).most_common(1)[0][1] > 5:
-        return
+    """RULES 2.3 with max-row: best_trick is exactly the brute-force best, ties included."""
+    table, card = position
     best = best_trick(table, card, max_row)
-    expected = _brute_best_total(table, card, max_row)
-    assert (best.total if best else None) == expected
-    if best is not None:
+    expected = _brute_best(table, card, max_row)
+    assert (best is None) == (expected is None)
+    if best is not None and expected is not None:
+        assert trick_rank(best) == trick_rank(expected), (str(best), str(expected))
         assert check_trick(table, card, best, max_row) == best.total
 
 
+# Positions of 7 and 8 table cards whose unlimited best has a row longer than the limit (so the
+# limited search runs), with the best trick found by brute force over every legal trick
+# (all_tricks_exhaustive, 0.2-34 s each, too slow for every run): two long rows, rows of
+# three, pairs, zeros above a fixer.
+BRUTE_FORCE_ANSWERS = [
+    ([8, 7, 7, 8, 9, 3, 2], 7, 4, "9877 + 8723"),
+    ([9, 2, 1, 7, 4, 2, 1], 7, 4, "7279 + 4121"),
+    ([9, 6, 7, 9, 2, 9, 0], 0, 4, "9900 + 9__ + 7__ + 6__ + 2__"),
+    ([0, 0, 3, 3, 9, 0, 7], 1, 3, "900 + 7__ + 3__ + 3__ + 1__"),
+    ([9, 3, 8, 3, 4, 7, 0], 7, 4, "8497 + 7303"),
+    ([7, 4, 6, 8, 1, 4, 5], 1, 2, "8__ + 7__ + 1__ + 1__ + 56 + 44"),
+    ([4, 0, 1, 9, 1, 6, 1], 8, 3, "980 + 6__ + 4__ + 1__ + 1_ + 1_"),
+    ([1, 0, 0, 3, 3, 0, 7], 6, 3, "700 + 6__ + 3__ + 3__ + 1__"),
+    ([6, 1, 9, 3, 4, 5, 1], 6, 3, "966 + 534 + 1__ + 1__"),
+    ([0, 6, 1, 2, 3, 1, 0], 5, 2, "6__ + 5__ + 3__ + 2__ + 1__ + 1__ + 0 + 0_"),
+    ([7, 2, 8, 3, 7, 8, 3], 7, 4, "8777 + 8323"),
+    ([6, 6, 1, 6, 6, 3, 0], 2, 3, "660 + 6__ + 6__ + 2__ + 3_ + 1_"),    ([6, 6, 4, 7, 3, 7, 8, 2], 2, 4, "8766 + 7432 + 2"),
+    ([3, 0, 0, 5, 9, 6, 1, 2], 8, 2, "9__ + 8__ + 6__ + 5__ + 3__ + 2__ + 1__ + 0 + 0_"),
+    ([0, 6, 6, 9, 7, 0, 5, 8], 3, 3, "900 + 8__ + 7__ + 6__ + 6__ + 5__ + 3__"),
+    ([5, 0, 2, 1, 1, 0, 7, 2], 1, 4, "7500 + 2__ + 2__ + 1__ + 1__ + 1__"),
+    ([6, 7, 2, 2, 0, 7, 3, 1], 5, 2, "7__ + 7__ + 6__ + 3__ + 50 + 2_ + 2_ + 1_"),
+    ([9, 1, 1, 8, 7, 8, 6, 3], 3, 3, "987 + 813 + 6__ + 3__ + 1__"),
+    ([8, 6, 4, 5, 7, 8, 6, 5], 2, 3, "876 + 824 + 6__ + 5__ + 5__"),
+    ([4, 0, 1, 2, 7, 0, 7, 1], 6, 4, "7260 + 7140 + 1__"),
+    ([8, 3, 9, 9, 5, 8, 9, 1], 9, 2, "9__ + 9__ + 8__ + 8__ + 5__ + 3__ + 99 + 1"),
+    ([5, 5, 5, 9, 4, 3, 1, 2], 2, 2, "9__ + 5__ + 3__ + 55 + 42 + 2 + 1"),
+    ([6, 5, 2, 0, 8, 3, 6, 2], 2, 4, "8266 + 5032 + 2"),
+    ([0, 5, 7, 8, 6, 3, 3, 2], 9, 4, "9765 + 8033 + 2"),
+    ([7, 6, 7, 0, 4, 0, 4, 4], 1, 2, "7__ + 7__ + 6__ + 4__ + 4__ + 4__ + 1__ + 0 + 0_"),
+    ([3, 2, 6, 1, 5, 2, 2, 7], 6, 2, "7__ + 6__ + 2__ + 65 + 32 + 2 + 1"),
+]
+
+
+@pytest.mark.parametrize(("table", "card", "max_row", "answer"), BRUTE_FORCE_ANSWERS)
+def test_best_trick_under_a_limit_on_bigger_tables(table: list[int], card: int, max_row: int,
+                                                   answer: str) -> None:
+    """RULES 2.3 with max-row: the brute-force answers on 7 and 8 table cards."""
+    unlimited = best_trick(table, card)
+    assert unlimited is not None and any(len(row.digits) > max_row for row in unlimited.rows)
+    assert str(best_trick(table, card, max_row)) == answer
+
+
+def _cut_rows(trick: Trick, max_row: int) -> Trick:
+    """`trick` with each long row cut (the old answer under a limit): its tens and units cards
+    stay a row, the higher cards that fit stay above them, the rest stand in the hundreds."""
+    rows: list[Row] = []
+    for row in trick.rows:
+        if len(row.digits) <= max_row:
+            rows.append(row)
+            continue
+        *higher, tens, units = row.digits
+        kept = higher[:max(0, max_row - 2)]
+        alone = higher[len(kept):]
+        while kept and kept[0] == 0:
+            alone.append(kept.pop(0))
+        if kept:
+            rows.append(Row((*kept, tens, units)))
+        elif max_row >= 2 and tens != 0:
+            rows.append(Row((tens, units)))
+        else:
+            rows.extend([Row((tens,), 1), Row((units,))])
+        rows.extend(Row((digit,), 2) for digit in alone)
+    return Trick(tuple(sorted(rows, key=row_rank, reverse=True)))
+
+
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.integers(0, 9), min_size=EXACT_LIMITED_CARDS + 1, max_size=30),
-       st.integers(0, 9), st.integers(1, 6))
-def test_best_trick_on_big_tables_is_legal_and_exists_exactly_when_a_trick_does(
-        table: list[int], card: int, max_row: int) -> None:
-    """RULES 2.3 with max-row: a trick exists under the limit exactly when one exists without it."""
+@given(_positions(6, 40), st.integers(1, 8))
+def test_best_trick_on_big_tables_is_legal_and_at_least_every_simpler_answer(
+        position: tuple[list[int], int], max_row: int) -> None:
+    """RULES 2.3 with max-row: on tables too big for brute force the trick is legal, exists
+    exactly when one exists without the limit, beats the unlimited best cut down to the limit,
+    grows with the limit and is the unlimited best once every row fits."""
+    table, card = position
     unlimited = best_trick(table, card)
     limited = best_trick(table, card, max_row)
     assert (limited is None) == (unlimited is None)
-    if limited is not None:
-        assert check_trick(table, card, limited, max_row) == limited.total
-        assert trick_problem(Counter(table), card, cut_rows(unlimited, max_row), max_row) is None
+    if limited is None or unlimited is None:
+        return
+    assert check_trick(table, card, limited, max_row) == limited.total
+    cut = _cut_rows(unlimited, max_row)
+    assert trick_problem(Counter(table), card, cut, max_row) is None
+    assert limited.total >= cut.total
+    wider = best_trick(table, card, max_row + 1)
+    assert wider is not None and wider.total >= limited.total
+    assert trick_rank(best_trick(table, card, len(table) + 1)) == trick_rank(unlimited)
 
 
 def _play_match(house: HouseRules, seed: int) -> Match:

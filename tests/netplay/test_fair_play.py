@@ -20,6 +20,7 @@ import msgpack
 from aiohttp import web
 
 from netplay.fair import CardOpening, DeckCommitment, Identity, new_secret
+from netplay.messages import Deal, Opening
 from netplay.protocol import ChainHead, envelope, inner, pack, unpack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
@@ -405,8 +406,8 @@ class TableCardSeat(RepeatableSeat):
     table_cards: list[list] = field(default_factory=list)
     claimed: bool = False
 
-    def _on_deal(self, msg: dict[str, Any]) -> None:
-        self.table_cards = [c for c in msg["cards"] if isinstance(c, list)]
+    def _on_deal(self, msg: Deal) -> None:
+        self.table_cards = [list(c) for c in msg.cards or () if isinstance(c, Opening)]
         super()._on_deal(msg)
 
     def _sign(self, chain: str, t: str, **fields: Any) -> None:

@@ -374,12 +374,43 @@ async def test_room_full(net: Net) -> None:
 
 
 async def test_too_many_rooms(net: Net) -> None:
+    # A full relay closes an empty room for a newcomer; when every room has an admitted seat
+    # it refuses.
     relay = await net.start(max_rooms=2)
-    await net.open_room(relay.url)
-    await net.open_room(relay.url)
+    rooms = [await net.open_room(relay.url), await net.open_room(relay.url)]
+    for host in rooms:
+        seat = await net.enter(relay.url, host.room)
+        await host.admit(seat.conn)
+        assert isinstance(await host.recv(), Arrived)
+        await host.ping()
+        assert await host.recv() == Pong()
     with pytest.raises(RelayRefused) as refused:
         await net.open_room(relay.url)
     assert refused.value.code == "too_many_rooms"
+
+
+async def test_a_full_relay_closes_the_most_crowded_addresss_empty_room(net: Net) -> None:
+    relay = await net.start(max_rooms=3)
+    busy = await net.open_room(relay.url)  # 127.0.0.1: in use, a seat admitted
+    seat = await net.enter(relay.url, busy.room)
+    await busy.admit(seat.conn)
+    assert isinstance(await busy.recv(), Arrived)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(
+            local_addr=("127.0.0.2", 0), force_close=True)) as session:
+        idle = [await RelayConnection.open_room(relay.url, session=session) for _ in range(2)]
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(
+                local_addr=("127.0.0.3", 0), force_close=True)) as other:
+            newcomer = await RelayConnection.open_room(relay.url, session=other)
+            with pytest.raises(RelayClosed) as closed:
+                await idle[0].recv()
+            assert closed.value.close_code == 1001
+            assert relay.stats.rooms_evicted == 1
+            assert set(relay.relay.rooms) == {busy.room, idle[1].room, newcomer.room}
+            await seat.send(b"still here")
+            assert await busy.recv() == Frame(sender=1, body=b"still here")
+            await newcomer.close()
+        for conn in idle:
+            await conn.close()
 
 
 async def test_repeated_abuse_closes_only_the_abuser(

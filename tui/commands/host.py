@@ -67,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mental", action="store_true",
                         help="deal by mental poker (docs/FAIRNESS.md Part A): this host sees only"
                         " its bots' cards; no person may stay away or time out")
+    parser.add_argument("--rematches", type=int, default=0, metavar="N",
+                        help="with --headless: offer the same seats N rematches (default 0;"
+                             " with the app, r on the result offers one)")
     parser.add_argument("--save", type=Path, metavar="FILE", help="where the game is saved")
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
@@ -122,6 +125,9 @@ def say(line: str) -> None:
     print(f"cardtui host: {line}", file=sys.stderr, flush=True)
 
 
+REMATCH_SECONDS = 600.0  # how long the host's app may take to offer a rematch after a match
+
+
 async def host_main(args: argparse.Namespace) -> int:
     """Start the relay (or reach one), open the room, and serve the table."""
     save = args.save or default_save_path()
@@ -133,6 +139,7 @@ async def host_main(args: argparse.Namespace) -> int:
         owner_secret=None if args.headless else secrets.token_hex(16),
         require_ready=not args.headless, turn_seconds=args.turn_seconds or None,
         reveal_timeout=args.reveal_timeout, mental=args.mental, house=args.house,
+        rematch_seconds=0.0 if args.headless else REMATCH_SECONDS, rematches=args.rematches,
     )
     if args.turn_seconds < 0 or args.reveal_timeout <= 0:
         print("cardtui host: --turn-seconds must not be negative, --reveal-timeout positive",

@@ -30,6 +30,7 @@ from netplay.session.events import (
     MatchStarted,
     MoveMade,
     Notice,
+    RematchOffered,
     RoundEnded,
     RoundStarted,
 )
@@ -60,6 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--playouts", type=int, metavar="N",
                         help="with --bot expert: its playouts per move instead of a time limit")
     parser.add_argument("--watch", action="store_true", help="watch as a spectator")
+    parser.add_argument("--rematches", type=int, default=0, metavar="N",
+                        help="with --bot: accept up to N rematches the host offers (default 0)")
     parser.add_argument("--give-up", type=float, default=120.0, metavar="SECONDS",
                         help="with --bot: stop when the table is out of reach this long"
                              " (default 120)")
@@ -178,7 +181,8 @@ async def bot_main(session: RemoteSession, args: argparse.Namespace) -> int:
 
     playing = asyncio.create_task(play_as_bot(session, args.bot,
                                               seed=hash(session.name) & 0xFFFF, report=report,
-                                              seconds=args.think, playouts=args.playouts))
+                                              seconds=args.think, playouts=args.playouts,
+                                              rematches=args.rematches))
     waiting = asyncio.create_task(patience())
     await asyncio.wait([playing, waiting], return_when=asyncio.FIRST_COMPLETED)
     waiting.cancel()
@@ -212,6 +216,8 @@ def event_line(event: Event) -> str:
         return f"match over: scores {', '.join(f'{s:,}' for s in event.scores)}"
     if isinstance(event, Notice):
         return f"({event.text})"
+    if isinstance(event, RematchOffered):
+        return "the host offers a rematch with the same seats"
     return ""
 
 
@@ -221,6 +227,7 @@ async def run_seat_app(session: RemoteSession, *, ascii_only: bool = False,
     from tui.app import CardApp
 
     session.extra["join_hint"] = join_hint
+    session.after_match = True  # the table may offer a rematch; leaving closes the session
     if status := await take_seat(session):
         return status
     try:

@@ -33,6 +33,7 @@ from netplay.session.events import (
     Move,
     MoveMade,
     Notice,
+    RematchOffered,
     RoundEnded,
     RoundStarted,
     SeatInfo,
@@ -83,6 +84,7 @@ class GameScreen(Screen[None]):
         self.view: Round | None = None
         self.scores: tuple[int, ...] = ()
         self.round_number = 0
+        self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
         self.last_mover: int | None = None
         self.last_move: Move | None = None
         self.sent = False
@@ -193,18 +195,22 @@ class GameScreen(Screen[None]):
     async def show_event(self, event: Event) -> None:
         """Update the screen for one event; round and match ends wait for the player."""
         if isinstance(event, MatchStarted):
+            if self.match_over:  # a rematch at a networked table: the same screen plays it
+                self._start_again()
             self.seats, self.my_seat, self.target = event.seats, event.my_seat, event.target
             self.scores = event.scores
             self.app.sub_title = f"first to {event.target:,}"
         elif isinstance(event, RoundStarted):
-            self.round_number, self.view, self.scores = event.number, event.view, event.scores
+            self.round_number = event.number - self.rounds_before
+            self.view, self.scores = event.view, event.scores
             self.last_mover, self.last_move, self.sent = None, None, False
             word = self.round_word.capitalize()
-            self.write_log(f"— {word} {event.number} —", note=True)
+            self.write_log(f"— {word} {self.round_number} —", note=True)
             # After a resume or a rejoin the round is already under way: tell its story so far.
             for effect in getattr(event.view, "history", ()):
                 self.write_log(self.describe(effect, None), mine=effect.seat == self.my_seat)
-            self.app.sub_title = self.plain(f"{word.lower()} {event.number} · first to {self.target:,}")
+            self.app.sub_title = self.plain(f"{word.lower()} {self.round_number} · first to"
+                                            f" {self.target:,}")
             self.on_new_round()
         elif isinstance(event, MoveMade):
             await self._pace(event.seat)
@@ -241,6 +247,15 @@ class GameScreen(Screen[None]):
             self.on_match_ended(event)
             self.show_result()
             return
+        elif isinstance(event, RematchOffered):
+            self.write_log("The host offers a rematch with the same seats: r on the result"
+                           " accepts it.", note=True)
+            if getattr(self.session, "is_owner", False):
+                self.write_log("It starts when everyone has accepted.", note=True)
+            elif isinstance(self.app.screen, MatchResult):
+                self.app.screen.dismiss("again")  # shown again below, now offering the rematch
+            elif not self.reviewing:
+                self.show_result()
         elif isinstance(event, SeatsChanged):
             self.seats = event.seats
         elif isinstance(event, Notice):
@@ -345,9 +360,21 @@ class GameScreen(Screen[None]):
         rematch = self.app.can_rematch()  # type: ignore[attr-defined]
         self.app.push_screen(MatchResult(title, body, rematch), self._after_result)
 
+    def _start_again(self) -> None:
+        """Forget the match that ended: a rematch begins on this screen."""
+        self.match_over, self.match_winner, self.reviewing = False, None, False
+        self.history = []
+        self.rounds_before += self.round_number
+        if isinstance(self.app.screen, MatchResult):
+            self.app.screen.dismiss("again")
+        self.write_log("— A new match with the same seats —", note=True)
+
     def _after_result(self, choice: str | None) -> None:
         title = self.result_title(self.match_winner)
-        if choice == "rematch":
+        if choice == "again":
+            if self.match_over:
+                self.show_result()
+        elif choice == "rematch":
             self.app.rematch()  # type: ignore[attr-defined]
         elif choice == "leave":
             self.app.exit(title)

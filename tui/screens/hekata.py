@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -13,6 +14,7 @@ from engine.errors import IllegalMove
 from engine.hekata import HekataDeal, HekataEffect, HekataMove, best_trick
 from engine.match import Round
 from tui.screens.game import COMMON_BINDINGS, GameScreen
+from tui.settings import HEKATA_ORDERS
 from tui.widgets.cardface import digit_face
 from tui.widgets.hand import CardRow
 from tui.widgets.trick_builder import TrickBuilder
@@ -20,6 +22,17 @@ from tui.words import hekata_words
 
 # More table cards than this do not fit beside the players panel.
 BESIDE_PLAYERS = 6
+
+
+def sort_digits(cards: list[int], by: str = "up", takers: set[int] | frozenset[int] = frozenset()
+                ) -> list[int]:
+    """A Hekata hand low to high (`up`), high to low (`down`), or the trick-takers first (`takers`,
+    each group high to low, since the higher taker usually makes the bigger trick)."""
+    if by == "down":
+        return sorted(cards, reverse=True)
+    if by == "takers":
+        return sorted(cards, key=lambda c: (c not in takers, -c))
+    return sorted(cards)
 
 
 class HekataScreen(GameScreen):
@@ -33,6 +46,7 @@ class HekataScreen(GameScreen):
         Binding("enter,space", "choose", "Lay card", key_display="⏎"),
         Binding("h", "hint", "Hint"),
         Binding("b", "back", "Hand"),
+        Binding("o", "sort", "Sort", show=False),
         *COMMON_BINDINGS,
     ]
 
@@ -76,7 +90,8 @@ class HekataScreen(GameScreen):
         if view is None:
             return
         mine = self.my_seat is not None and self.my_seat < len(view.hands)
-        self.hand = sorted(c for c in view.hands[self.my_seat] if c is not None) if mine else []
+        self._update_takers(view, [c for c in view.hands[self.my_seat] if c is not None]
+                            if mine else [])
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
         table = self.query_one("#table", CardRow)
         fresh_last = (self.last_mover is not None and self.last_move is not None
@@ -89,20 +104,26 @@ class HekataScreen(GameScreen):
         stock = f" · stock {len(view.stock)}" if view.players == 2 else ""
         table.border_title = self.plain(
             f"Table · {len(view.table)} card{'s' if len(view.table) != 1 else ''}{stock}")
-        self._update_takers(view)
         row = self.query_one("#hand", CardRow)
         row.faces = tuple(digit_face(c, playable=self.my_turn and c in self.takers)
                           for c in self.hand)
         row.cursor = self.cursor if self.hand and self.builder is None else None
         self._show_status(view)
 
-    def _update_takers(self, view: HekataDeal) -> None:
+    def _update_takers(self, view: HekataDeal, cards: list[int]) -> None:
         # The digits that can take a trick now; searched once per table and hand.
-        key = (tuple(view.table), tuple(sorted(set(self.hand))))
+        key = (tuple(view.table), tuple(sorted(set(cards))))
         if key != self._takers_key:
             self._takers_key = key
-            self.takers = {d for d in set(self.hand)
+            self.takers = {d for d in set(cards)
                            if view.table and best_trick(view.table, d, view.max_row) is not None}
+        self.hand = sort_digits(cards, self.hand_order, self.takers)
+
+    @property
+    def hand_order(self) -> str:
+        """How the player likes a Hekata hand ordered (tui.settings.HEKATA_ORDERS)."""
+        settings = getattr(self.app, "settings", None)
+        return settings.hekata_order if settings is not None else "up"
 
     def _show_status(self, view: HekataDeal) -> None:
         if self.builder is not None:
@@ -127,7 +148,7 @@ class HekataScreen(GameScreen):
             return True if self.my_turn and self.builder is None else None
         if action == "back":
             return self.builder is not None
-        if action in ("cursor", "cursor_line"):
+        if action in ("cursor", "cursor_line", "sort"):
             return self.builder is None
         return super().check_action(action, parameters)
 
@@ -177,6 +198,21 @@ class HekataScreen(GameScreen):
         self.remove_class("-building")
         self.show_game()
         self.refresh_bindings()
+
+    def action_sort(self) -> None:
+        """Order your hand low to high, high to low, or trick-takers first (the choice is saved)."""
+        settings = getattr(self.app, "settings", None)
+        if settings is None:
+            return
+        orders = list(HEKATA_ORDERS)
+        by = orders[(orders.index(settings.hekata_order) + 1) % len(orders)]
+        self.app.update_settings(replace(settings, hekata_order=by))  # type: ignore[attr-defined]
+        current = self.hand[self.cursor] if self.hand else None
+        self.show_game()
+        if current in self.hand:
+            self.cursor = self.hand.index(current)
+            self.show_game()
+        self.notify(f"Your hand is sorted {HEKATA_ORDERS[by]}.", timeout=2)
 
     def describe(self, effect: object, after: Round | None) -> str:
         assert isinstance(effect, HekataEffect)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import ClassVar
 
 import aiohttp
@@ -16,11 +17,14 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Label, Select, Static
 
 from engine.bots import BOT_KINDS
+from engine.errors import IllegalMove
 from engine.games import GAME_NAMES, GAMES
+from engine.house import STANDARD
 from netplay.relay.wire import ROOM_CODE_LENGTH, format_room_code, parse_room_code
 from netplay.table.service import TableInfo, TableRequest, TablesClient
 from tui.literal import literal
 from tui.widgets.bars import KeyLine, TitleBar
+from tui.widgets.house import HouseRulesInput
 
 REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
@@ -29,7 +33,8 @@ STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "
 COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
            ("Game", max(len(name) for name in GAME_NAMES)),
            ("Seats", len("4/4")), ("People", 3), ("Watching", 3),
-           ("State", max(len(words) for words in STATE_WORDS.values())))
+           ("State", max(len(words) for words in STATE_WORDS.values())),
+           ("House", len("target=3000")))  # longer house rules are cut: the table's lobby says all
 
 
 class NewTableDialog(ModalScreen[TableRequest | None]):
@@ -46,12 +51,14 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         Binding("p", "cycle('players')", "Players"),
         Binding("b", "cycle('bots')", "Bots"),
         Binding("k", "cycle('kind')", "Bot kind"),
+        Binding("h", "focus_house", "House rules"),
         Binding("enter", "create", "Create", key_display="⏎", priority=True),
         Binding("escape", "dismiss(None)", "Cancel", key_display="esc"),
     ]
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
+        # One line a field (compact), so the dialog and its buttons fit 80x24.
+        with Vertical(classes="dialog compact-form"):
             yield Label("New table", classes="dialog-title")
             fields = (("Game (g)", "game", [(g.title, g.name) for g in GAMES.values()],
                        GAME_NAMES[0]),
@@ -62,7 +69,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             for label, name, options, value in fields:
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
-                    yield Select(options, value=value, allow_blank=False, id=name)
+                    yield Select(options, value=value, allow_blank=False, id=name, compact=True)
+            with Horizontal(classes="field"):
+                yield Label("House (h)", classes="field-label")
+                yield HouseRulesInput(STANDARD, id="house", compact=True)
             yield Static("", id="new-table-about", classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create (⏎)", id="create", variant="primary")
@@ -91,20 +101,24 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
                f" bot{'s' if bots_select.value != 1 else ''}" if bots_select.value else "")
             + ".")
 
-    def request(self) -> TableRequest:
-        """Return the table the dialog currently describes."""
+    def seats(self) -> TableRequest:
+        """Return the game and seats the dialog currently describes, by the rules as written."""
         return TableRequest(str(self.query_one("#game", Select).value),
                             int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
                             int(self.query_one("#bots", Select).value),  # type: ignore[arg-type]
                             str(self.query_one("#kind", Select).value))
 
+    def request(self) -> TableRequest:
+        """Return the table the dialog describes, raising IllegalMove for bad house rules."""
+        return replace(self.seats(), house=self.query_one("#house", HouseRulesInput).rules())
+
     def on_select_changed(self, event: Select.Changed) -> None:
-        chosen = self.request()
+        chosen = self.seats()
         if event.select.id in ("game", "players", "kind"):
             self._set_choices(chosen.game, chosen.players, chosen.bots)
 
     def action_cycle(self, name: str) -> None:
-        chosen = self.request()
+        chosen = self.seats()
         if name == "game":
             following = GAME_NAMES[(GAME_NAMES.index(chosen.game) + 1) % len(GAME_NAMES)]
             self._set_choices(following, chosen.players, chosen.bots)
@@ -125,11 +139,20 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             return not any(s.expanded for s in self.query(Select))
         return True
 
+    def action_focus_house(self) -> None:
+        self.query_one("#house", HouseRulesInput).focus()
+
     def action_create(self) -> None:
-        self.dismiss(self.request())
+        try:
+            self.dismiss(self.request())
+        except IllegalMove as exc:
+            self.query_one("#new-table-about", Static).update(literal(f"House rules: {exc}"))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(self.request() if event.button.id == "create" else None)
+        if event.button.id == "create":
+            self.action_create()
+        else:
+            self.dismiss(None)
 
 
 class LobbyScreen(Screen[None]):
@@ -233,7 +256,8 @@ class LobbyScreen(Screen[None]):
         widget.clear()
         for t in tables:
             widget.add_row(t.room, t.game.capitalize(), f"{t.taken}/{t.players}", str(t.people),
-                           str(t.watching), STATE_WORDS.get(t.state, t.state), key=t.room)
+                           str(t.watching), STATE_WORDS.get(t.state, t.state),
+                           "none" if t.house == "standard" else t.house, key=t.room)
         if highlighted is not None and any(t.room == highlighted for t in tables):
             widget.move_cursor(row=widget.get_row_index(highlighted))
         elif self._first_listing:
@@ -268,7 +292,7 @@ class LobbyScreen(Screen[None]):
         self.set_status(f"Opening a {request.game} table for {request.players}…")
         try:
             room, owner = await self.client.create(request.game, request.players, request.bots,
-                                                   request.bot_kind)
+                                                   request.bot_kind, request.house)
         except (OSError, aiohttp.ClientError, ValueError) as exc:
             self.set_status(f"Could not open a table: {exc}", error=True)
             return

@@ -11,8 +11,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
 
+from engine.errors import IllegalMove
 from engine.games import GAMES
+from engine.house import STANDARD, HouseRules
 from netplay.relay.lan import LanBrowser, LanTable
+from tui.widgets.house import HouseRulesInput
 
 DEFAULT_PORT = 7777
 
@@ -25,29 +28,35 @@ class HostSetup(ModalScreen[list[str] | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, game: str, name: str, sign: str) -> None:
+    def __init__(self, game: str, name: str, sign: str, house: HouseRules = STANDARD) -> None:
         super().__init__()
         self.game, self.player_name, self.sign = game, name, sign
+        self.house = house
 
     def compose(self) -> ComposeResult:
         rules = GAMES[self.game]
-        with Vertical(classes="dialog", id="host-setup"):
+        # Every field is one line (compact), so the dialog and its buttons fit 80x24.
+        with Vertical(classes="dialog compact-form", id="host-setup"):
             yield Label("Host a table on this machine", classes="dialog-title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="field-label")
                 yield Select([(g.title, g.name) for g in GAMES.values()], value=self.game,
-                             allow_blank=False, id="host-game")
+                             allow_blank=False, id="host-game", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Seats", classes="field-label")
                 yield Select([(str(n), n) for n in rules.players], value=rules.default_players,
-                             allow_blank=False, id="host-players")
+                             allow_blank=False, id="host-players", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Bots", classes="field-label")
                 yield Select([(str(n), n) for n in range(4)], value=0, allow_blank=False,
-                             id="host-bots")
+                             id="host-bots", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Port", classes="field-label")
-                yield Input(str(DEFAULT_PORT), id="host-port", type="integer", max_length=5)
+                yield Input(str(DEFAULT_PORT), id="host-port", type="integer", max_length=5,
+                            compact=True)
+            with Horizontal(classes="field"):
+                yield Label("House rules", classes="field-label")
+                yield HouseRulesInput(self.house, id="host-house", compact=True)
             with Horizontal(classes="field"):
                 yield Label("List on LAN", classes="field-label")
                 yield Switch(True, id="host-announce")
@@ -79,6 +88,12 @@ class HostSetup(ModalScreen[list[str] | None]):
             args += ["--name", self.player_name]
         if self.sign and GAMES[game].uses_signs:
             args += ["--sign", self.sign]
+        try:
+            house = self.query_one("#host-house", HouseRulesInput).rules()
+        except IllegalMove as exc:
+            raise ValueError(str(exc)) from None
+        if not house.standard:
+            args += ["--house", str(house)]
         if not self.query_one("#host-announce", Switch).value:
             args.append("--no-announce")
         return args

@@ -7,18 +7,21 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, RichLog, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Label, RichLog, Static
 
 from engine.bots import BOT_KINDS
+from engine.errors import IllegalMove
 from engine.games import game_named
+from engine.house import HOUSE_OPTIONS, HouseRules
 from engine.zodiak import SIGN_CARDS
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import SeatInfo
 from tui.literal import literal
+from tui.widgets.house import HouseRulesInput
 
 POLL_SECONDS = 0.25
 
@@ -56,6 +59,7 @@ class SeatsScreen(Screen[None]):
         Binding("f4", "remove_bot", "Remove bot"),
         Binding("f5", "start", "Start"),
         Binding("f6", "change_bot", "Bot kind"),
+        Binding("f7", "house_rules", "House rules"),
         Binding("escape", "app.quit", "Leave"),
     ]
 
@@ -65,6 +69,7 @@ class SeatsScreen(Screen[None]):
         super().__init__()
         self.session = session
         self._chat_seen = 0
+        self._house_shown = session.house
 
     def compose(self) -> ComposeResult:
         # No Header: its title watcher can fire after the quick switch to the game screen.
@@ -92,7 +97,8 @@ class SeatsScreen(Screen[None]):
             self._poller.stop()  # the switch takes a moment; switching twice would break it
             self.app.call_later(self.app.play, session)  # type: ignore[attr-defined]
             return
-        if session.seats != self.seats:
+        if session.seats != self.seats or session.house != self._house_shown:
+            self._house_shown = session.house  # house rules the host changed redraw the help
             self.seats = session.seats
         chat = self.query_one("#chat", RichLog)
         for line in session.chat_log[self._chat_seen:]:
@@ -115,8 +121,8 @@ class SeatsScreen(Screen[None]):
         self.query_one("#seats-title", Static).update(Text(
             f"{session.game.capitalize()} for {len(seats)} · room {room} · {where}"
             f" · {taken}/{len(seats)} seats taken"))
-        owner_keys = (" F3/F4 seat or unseat a bot, F6 its kind; F5 starts now, with bots in"
-                      " the empty seats." if session.is_owner else "")
+        owner_keys = (" F3/F4 seat or unseat a bot, F6 its kind, F7 the house rules; F5 starts"
+                      " now, with bots in the empty seats." if session.is_owner else "")
         hint = session.extra.get("join_hint", "")
         fingerprint = session.fingerprint()
         self.query_one("#seats-help", Static).update(literal(
@@ -124,12 +130,12 @@ class SeatsScreen(Screen[None]):
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
             + "The host's program deals: it can see every hand.\n"
-            + ("" if session.house.standard else session.house.describe() + "\n")
+            + session.house.describe() + "\n"
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
             + owner_keys))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add_bot", "remove_bot", "change_bot", "start"):
+        if action in ("add_bot", "remove_bot", "change_bot", "start", "house_rules"):
             return self.session.is_owner
         if action == "toggle_ready":
             return self.session.my_seat is not None
@@ -167,6 +173,13 @@ class SeatsScreen(Screen[None]):
         else:
             await self.session.set_bot(bots[-1], None)
 
+    def action_house_rules(self) -> None:
+        self.app.push_screen(HouseRulesDialog(self.session.house), self._set_house)
+
+    async def _set_house(self, house: HouseRules | None) -> None:
+        if house is not None and house != self.session.house:
+            await self.session.set_house(house)
+
     async def action_start(self) -> None:
         await self.session.start_match()
 
@@ -175,3 +188,34 @@ class SeatsScreen(Screen[None]):
         event.input.value = ""
         if text:
             await self.session.chat(text)
+
+
+class HouseRulesDialog(ModalScreen[HouseRules | None]):
+    """The host sets the table's house rules before the start; enter sets, escape keeps them."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Keep")]
+
+    def __init__(self, house: HouseRules) -> None:
+        super().__init__()
+        self.house = house
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog compact-form"):
+            yield Label("House rules for this table", classes="dialog-title")
+            yield Static(literal("\n".join(f"{name}: {what}" for name, what in
+                                            HOUSE_OPTIONS.items())), classes="dialog-body")
+            with Horizontal(classes="field"):
+                yield Label("House rules", classes="field-label")
+                yield HouseRulesInput(self.house, id="house", compact=True)
+            yield Static("Enter sets them (everyone says ready again); escape keeps them.",
+                         id="house-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#house", HouseRulesInput).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.dismiss(self.query_one("#house", HouseRulesInput).rules())
+        except IllegalMove as exc:
+            self.query_one("#house-error", Static).update(literal(str(exc)))

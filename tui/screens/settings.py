@@ -13,7 +13,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from engine.errors import IllegalMove
 from engine.zodiak import SIGNS
-from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, Settings, load_stats
+from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, HEKATA_ORDERS, Settings, load_stats
 
 
 class SettingsScreen(Screen[Settings | None]):
@@ -48,9 +48,12 @@ class SettingsScreen(Screen[Settings | None]):
             yield from self._field("Card style", Select(
                 [("suit symbols and boxes", "unicode"), ("plain ASCII", "ascii")],
                 value=s.card_style, allow_blank=False, id="set-cards"))
-            yield from self._field("Hand order", Select(
+            yield from self._field("Zodiak hand", Select(
                 [("by suit", "suit"), ("by rank", "rank")], value=s.hand_order,
                 allow_blank=False, id="set-order"))
+            yield from self._field("Hekata hand", Select(
+                [(words, key) for key, words in HEKATA_ORDERS.items()], value=s.hekata_order,
+                allow_blank=False, id="set-hekata-order"))
             yield from self._field("Bell on your turn", Switch(s.bell, id="set-bell"))
             yield Static(Text("\n".join(load_stats().lines())), id="stats")
             with Horizontal(id="settings-buttons"):
@@ -76,7 +79,8 @@ class SettingsScreen(Screen[Settings | None]):
             sign=value("#set-sign", ""), theme=value("#set-theme", ""),
             bot_speed=value("#set-speed", "normal"), bell=self.query_one("#set-bell", Switch).value,
             card_style=value("#set-cards", CARD_STYLES[0]),
-            hand_order=value("#set-order", HAND_ORDERS[0]))
+            hand_order=value("#set-order", HAND_ORDERS[0]),
+            hekata_order=value("#set-hekata-order", next(iter(HEKATA_ORDERS))))
 
     def action_save(self) -> None:
         settings = self.chosen()

@@ -18,6 +18,7 @@ from engine.games import GAMES, ZODIAK
 from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
+from tui.widgets.house import HouseRulesInput
 
 BOT_LABELS = {"greedy": "Greedy (quick, easy to beat)", "random": "Random (any legal move)",
               "expert": "Expert (searches up to a second a move)"}
@@ -47,27 +48,31 @@ class StartScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         d = self.defaults = self._with_settings(self.defaults)
         yield Header()
-        with Vertical(id="start"):
+        # Every field is one line (compact), so all of them and the buttons fit 80x24.
+        with Vertical(id="start", classes="compact-form"):
             yield Static("Play cards against bots", id="start-title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="field-label")
                 yield Select([(g.title, g.name) for g in GAMES.values()], value=d.game,
-                             allow_blank=False, id="game")
+                             allow_blank=False, id="game", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Players", classes="field-label")
                 yield Select(self._player_options(d.game), value=d.players, allow_blank=False,
-                             id="players-choice")
+                             id="players-choice", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Your name", classes="field-label")
-                yield Input(d.name, id="name", max_length=20)
+                yield Input(d.name, id="name", max_length=20, compact=True)
             with Horizontal(classes="field", id="sign-field"):
                 yield Label("Your sign", classes="field-label")
                 yield Select([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
-                             allow_blank=False, id="sign")
+                             allow_blank=False, id="sign", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Bots", classes="field-label")
                 yield Select(self._bot_options(d.bots), value=",".join(d.bots),
-                             allow_blank=False, id="bot-kind")
+                             allow_blank=False, id="bot-kind", compact=True)
+            with Horizontal(classes="field"):
+                yield Label("House rules", classes="field-label")
+                yield HouseRulesInput(d.house, id="house", compact=True)
             yield Static(GAMES[d.game].blurb, id="about")
             with Horizontal(id="start-buttons"):
                 yield Button("Play (p)", variant="primary", id="play")
@@ -125,14 +130,15 @@ class StartScreen(Screen[None]):
         self.query_one("#about", Static).update(rules.blurb)
 
     def options(self) -> MatchOptions:
-        """The choices on the screen as match options."""
+        """The choices on the screen as match options; IllegalMove if the house rules are not."""
         return MatchOptions(
             game=str(self.query_one("#game", Select).value),
             players=int(self.query_one("#players-choice", Select).value),  # type: ignore[arg-type]
             name=self.query_one("#name", Input).value,
             sign=str(self.query_one("#sign", Select).value),
             bots=tuple(str(self.query_one("#bot-kind", Select).value).split(",")),
-            seed=self.defaults.seed, speed=self.defaults.speed)
+            seed=self.defaults.seed, speed=self.defaults.speed,
+            house=self.query_one("#house", HouseRulesInput).rules())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # An open drop-down takes enter for itself.
@@ -194,16 +200,20 @@ class StartScreen(Screen[None]):
     def action_host(self) -> None:
         from tui.screens.netstart import HostSetup
 
-        options = self.options()
-        self.app.push_screen(HostSetup(options.game, options.name.strip(), options.sign),
-                             self._run_command)
+        try:
+            options = self.options()
+        except IllegalMove as exc:
+            self.query_one("#start-error", Static).update(Text(str(exc)))
+            return
+        self.app.push_screen(HostSetup(options.game, options.name.strip(), options.sign,
+                                       options.house), self._run_command)
 
     def action_join(self) -> None:
         from tui.screens.netstart import JoinScreen
 
-        options = self.options()
-        self.app.push_screen(JoinScreen(options.name.strip(), options.sign,
-                                        getattr(self.app, "lan_interfaces", None)),
+        name = self.query_one("#name", Input).value.strip()
+        sign = str(self.query_one("#sign", Select).value)
+        self.app.push_screen(JoinScreen(name, sign, getattr(self.app, "lan_interfaces", None)),
                              self._run_command)
 
     def _run_command(self, command: list[str] | None) -> None:

@@ -1,0 +1,88 @@
+"""The mental-poker messages (PROTOCOL.md G9, FAIRNESS.md Part A): keys, shuffles, shares.
+
+Each travels as a signed payload: a seat's in its own move chain, forwarded by the host in a
+`fwd`; those of the host's key for its bots in the host's chain. `mp_void` and `mp_handover`
+are specified and declared here, but no side sends or accepts them yet (`UNSENT`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final
+
+from netplay.messages.codec import (
+    MAX_CARDS,
+    MAX_MENTAL_DECK,
+    MAX_SEATS,
+    Bin,
+    Exactly,
+    Int,
+    ListOf,
+    Message,
+    kind,
+)
+from netplay.messages.shapes import EPOCH, ROUND
+
+KEY_SIZE: Final = 96  # a round key and its Schnorr proof (FAIRNESS.md A3)
+SHARE_SIZE: Final = 96  # one decryption share and its proof (FAIRNESS.md A6)
+PARTY: Final = Int(0, 255)  # a seat's number, or 255: the host's key for its bots
+POSITION: Final = Int(0, 4096)  # a deck position as the round's own checks bound it
+
+
+def shuffle_size(cards: int) -> int:
+    """The bytes of one shuffle step of a deck of `cards` (FAIRNESS.md A5)."""
+    return (6 * cards + 5) * 32
+
+
+@kind
+class MpKey(Message):
+    """A party's round key with its proof of knowledge, for the deal's first epoch."""
+
+    t = "mp_key"
+    round: Annotated[int, ROUND]
+    epoch: Annotated[int, EPOCH]
+    key: Annotated[bytes, Exactly(KEY_SIZE)]
+
+
+@kind
+class MpShuffle(Message):
+    """A party's step `step` of the chain of shuffles of one epoch, with its proof."""
+
+    t = "mp_shuffle"
+    round: Annotated[int, ROUND]
+    epoch: Annotated[int, EPOCH]
+    step: Annotated[int, Int(0, MAX_SEATS)]
+    deck: Annotated[bytes, Bin(shuffle_size(MAX_MENTAL_DECK))]
+
+
+@kind
+class MpShares(Message):
+    """A party's decryption shares of some dealt positions of one epoch."""
+
+    t = "mp_shares"
+    round: Annotated[int, ROUND]
+    epoch: Annotated[int, EPOCH]
+    positions: Annotated[tuple[int, ...], ListOf(POSITION, MAX_CARDS)]
+    shares: Annotated[bytes, Bin(SHARE_SIZE * MAX_CARDS)]
+
+
+@kind
+class MpVoid(Message):
+    """The host voids a deal a person stays away from: it is made again from `epoch` + 1."""
+
+    t = "mp_void"
+    round: Annotated[int, ROUND]
+    epoch: Annotated[int, EPOCH]
+    away: Annotated[tuple[int, ...], ListOf(PARTY, MAX_SEATS)]
+
+
+@kind
+class MpHandover(Message):
+    """A person leaving in good order: its round secret, sealed to the host's box key."""
+
+    t = "mp_handover"
+    round: Annotated[int, ROUND]
+    key: Annotated[bytes, Bin(128)]
+
+
+MENTAL_KINDS: Final = (MpKey, MpShuffle, MpShares)
+UNSENT: Final = (MpVoid, MpHandover)

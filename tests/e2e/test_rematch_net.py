@@ -1,0 +1,69 @@
+"""A rematch at a networked table (issue 13, "a rematch with the same seats"): a real `cardtui
+host --headless --rematches 1`, one host bot and two `cardtui join --bot --rematches 1`
+processes on 127.0.0.1 play a match, accept the host's rematch and play a second one."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_netplay import Procs, assert_same_result, free_port, results, wait_all
+
+
+@pytest.fixture
+def procs(tmp_path: Path):
+    p = Procs(tmp_path)
+    yield p
+    p.stop_all()
+
+
+def test_the_same_seats_play_a_rematch_and_agree_on_both_matches(procs: Procs) -> None:
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--game", "zodiak", "--players", "3",
+                       "--bots", "1", "--rematches", "1", "--house", "target=12",
+                       "--port", str(port), "--bind", "127.0.0.1", "--seed", "3", "--speed", "0",
+                       "--result", str(procs.tmp / "host.json"))
+    procs.wait_for_log("host", r"others run")
+    seats = [procs.start(f"seat{i}", "join", f"127.0.0.1:{port}", "--bot", "greedy",
+                         "--name", f"p{i}", "--rematches", "1",
+                         "--result", str(procs.tmp / f"r{i}.json"),
+                         "--seat-file", str(procs.tmp / f"seat{i}.id"))
+             for i in range(2)]
+    wait_all([host, *seats])
+    assert [p.returncode for p in (host, *seats)] == [0, 0, 0]
+    host_log = procs.log("host")
+    assert host_log.count("match over") == 2, host_log[-3000:]
+    assert "the host offers a rematch" in host_log
+    for i in range(2):
+        log = procs.log(f"seat{i}")
+        assert "the host offers a rematch with the same seats" in log
+        assert log.count("zodiak match started") == 2, log[-3000:]
+        assert len(re.findall(r"match over: scores", log)) == 2
+        # The same seats: the second match names the same players in the same order.
+        starts = re.findall(r"zodiak match started in seat (\d): ([^;]+);", log)
+        assert starts[0] == starts[1]
+    # The files hold the second match: every seat verified it and agrees with the host.
+    host_result = json.loads((procs.tmp / "host.json").read_text())
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result)
+    assert max(host_result["scores"]) >= 12
+
+
+def test_a_table_without_rematches_ends_after_its_match(procs: Procs) -> None:
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--game", "zodiak", "--players", "2",
+                       "--house", "target=5", "--port", str(port), "--bind", "127.0.0.1",
+                       "--seed", "3", "--speed", "0")
+    procs.wait_for_log("host", r"others run")
+    seat = procs.start("seat0", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p0",
+                       "--rematches", "1", "--give-up", "5")
+    other = procs.start("seat1", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p1")
+    wait_all([host, other])
+    try:
+        seat.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("a seat waiting for a rematch stayed after the table ended") from None
+    assert procs.log("host").count("match over") == 1

@@ -1,0 +1,88 @@
+"""A rematch at a networked table with the app (issue 13, "a rematch with the same seats"), on
+a real relay and host: the host's r offers it, a joined seat's r accepts it, the bot stays, and
+the same screens play the new match from zero."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from engine.bots import GreedyBot
+from engine.house import HouseRules
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession
+from netplay.table.host import Host, HostConfig
+from tui.app import CardApp
+from tui.screens.dialogs import MatchResult, Summary
+from tui.screens.game import GameScreen
+
+from .test_seats import wait_until
+
+
+async def play_for(session: RemoteSession) -> None:
+    """Move for `session`'s seat with the greedy bot whenever it is its turn (the app watches)."""
+    bot, done = GreedyBot(), None
+    while True:
+        await asyncio.sleep(0.02)
+        view = session.view
+        if (view is None or view.round_over or view.turn != session.my_seat
+                or (session.round_number, len(view.history)) == done):
+            continue
+        done = (session.round_number, len(view.history))
+        await session.submit(bot.choose(view.view(session.my_seat)))
+
+
+async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays() -> None:
+    relay = await start_relay()
+    owner = secrets.token_hex(16)
+    host = Host(HostConfig(game="zodiak", players=3, bots=1, seed=4, owner_secret=owner,
+                           require_ready=True, rematch_seconds=60,
+                           house=HouseRules(target=1)), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Hosty", sign="leo",
+                       owner=bytes.fromhex(owner))
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    for session in (me, friend):
+        session.after_match = True
+        await session.start()
+        await session.wait_seated()
+    players = [asyncio.create_task(play_for(s)) for s in (me, friend)]
+    await friend.set_ready(True)
+    await me.set_ready(True)
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, (GameScreen, Summary,
+                                                                    MatchResult)), "the game")
+            await wait_until(pilot, lambda: isinstance(app.screen, MatchResult), "the result",
+                             limit=60)
+            screen = app.screen_stack[-2]
+            assert isinstance(screen, GameScreen) and screen.match_over
+            assert not CardApp(friend).can_rematch(), "a joined seat waits for the offer"
+            await pilot.press("r")  # the host offers
+            await wait_until(pilot, lambda: friend.rematch_offered, "the offer at the friend")
+            assert not host.started, "the friend has not accepted yet"
+            assert host.seats[2].bot is not None, "the bot keeps its seat"
+            assert CardApp(friend).can_rematch()  # its result now offers r: it accepts
+            await friend.set_ready(True)  # what the friend's r does (app.rematch)
+            await wait_until(pilot, lambda: host.started and me.view is not None
+                             and not screen.match_over, "the new match")
+            # The table numbers the rematch's rounds on; the screen counts them from 1.
+            await wait_until(pilot, lambda: screen.round_number == 1 and screen.rounds_before >= 1,
+                             "round 1 of the new match on screen")
+            assert sum(host.match.scores) == 0 or host.match.rounds_played <= 1
+            assert [s.name for s in me.seats] == ["Hosty", "Friend", "bot 2"]
+            assert host.round_base >= 1 and me.round_number > host.round_base
+            await wait_until(pilot, lambda: isinstance(app.screen, MatchResult), "the 2nd end",
+                             limit=60)
+            await pilot.pause(0.3)
+    finally:
+        for task in players:
+            task.cancel()
+        for session in (me, friend):
+            await session.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()

@@ -1,0 +1,22 @@
+"""A field for the match's house rules in their text form (engine.house), empty for none."""
+
+from __future__ import annotations
+
+from textual.widgets import Input
+
+from engine.house import HOUSE_OPTIONS, HouseRules
+
+HOUSE_PLACEHOLDER = "none, or e.g. max-row=4,target=3000"
+
+
+class HouseRulesInput(Input):
+    """House rules as text: `max-row=4,target=3000`; the tooltip explains each option."""
+
+    def __init__(self, house: HouseRules, **kwargs: object) -> None:
+        super().__init__("" if house.standard else str(house), placeholder=HOUSE_PLACEHOLDER,
+                         max_length=60, **kwargs)  # type: ignore[arg-type]
+        self.tooltip = "\n".join(f"{name}: {what}" for name, what in HOUSE_OPTIONS.items())
+
+    def rules(self) -> HouseRules:
+        """The house rules typed, raising IllegalMove that says what is wrong."""
+        return HouseRules.parse(self.value)
