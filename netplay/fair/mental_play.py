@@ -19,6 +19,7 @@ from typing import Any
 from engine import hekata, zodiak
 from engine.errors import IllegalMove
 from engine.games import Game, game_named
+from engine.house import STANDARD, HouseRules
 from netplay.fair.commit import LOCAL, TABLE, FairnessError
 from netplay.fair.mental_round import WATCHER, MentalRound, Owner
 
@@ -48,6 +49,7 @@ class MentalPlay:
     dealer: int
     scores: tuple[int, ...]
     first_epoch: int = 0
+    house: HouseRules = STANDARD  # the table's house rules: every seat checks moves by them
     mental: MentalRound = field(init=False)
     state: Any = None  # the engine's round, built once this party's cards of the deal are open
     outbox: list[dict[str, Any]] = field(default_factory=list)
@@ -59,12 +61,14 @@ class MentalPlay:
     reshuffling: bool = False
     early: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # not applicable yet
     unshared: set[Where] = field(default_factory=set)  # drawn by the move that ended the round
+    held: set[int] = field(default_factory=set)  # parties whose key this party holds, its own too
 
     def __post_init__(self) -> None:
         self.seat_parties = tuple(self.seat_parties)
         self.mental = MentalRound(self.table, self.round_no, self.party,
                                   tuple(sorted(set(self.seat_parties))), self.first_epoch)
         if self.party != WATCHER:
+            self.held.add(self.party)
             self.outbox.append(self.mental.key_message())
         self._progress()
 
@@ -74,13 +78,75 @@ class MentalPlay:
         return game_named(self.game)
 
     def my_seats(self) -> list[int]:
-        """The seats this party plays."""
-        return [s for s, p in enumerate(self.seat_parties) if p == self.party]
+        """The seats this party plays (with the keys handed over to it)."""
+        return [s for s, p in enumerate(self.seat_parties) if p in self.held]
+
+    def _tagged(self, msg: dict[str, Any], party: int) -> dict[str, Any]:
+        """`msg` as `party` sends it: a key handed over speaks with its party named."""
+        return msg if party == self.party else {**msg, "party": party}
+
+    def adopt(self, party: int, secret: object) -> None:
+        """Hold `party`'s round key from now on (mp_handover): open its cards, send what it owes,
+        and play its seats; FairnessError if the secret is not the key it announced."""
+        if party in self.held or party not in self.mental.parties:
+            raise FairnessError(party, "it handed over a key that is not another party's")
+        self.mental.adopt(party, secret)
+        self.held.add(party)
+        mental = self.mental
+        for epoch, owners in mental.owners.items():  # what it owed and had not sent
+            owed = [q for q, owner in enumerate(owners) if owner != party
+                    and (epoch, q) not in self.unshared and not mental._has_share(epoch, q, party)]
+            if owed:
+                self.outbox.append(self._tagged(mental.shares_message(epoch, owed, party), party))
+        self._shuffle_if_my_turn()
+        self._progress()
+        self._fill_held_hands()
+
+    def _fill_held_hands(self) -> None:
+        """Put the cards of seats whose key was handed over into the engine's view."""
+        state = self.state
+        if state is None:
+            return
+        rules, known = self.rules, self.mental.known
+        for seat in self.my_seats():
+            if None not in state.hands[seat]:
+                continue
+            mine = [w for w, s in sorted(self.seat_of.items())
+                    if s == seat and w not in self.played and w not in self.unshared]
+            if len(mine) == len(state.hands[seat]) and all(w in known for w in mine):
+                state.hands[seat] = [rules.parse_card(known[w]) for w in mine]
+
+    def waiting_for(self) -> set[int]:
+        """The parties the round waits for now: a key, a shuffle, a share, or a move."""
+        mental, state = self.mental, self.state
+        if mental.joint is None:
+            return set(mental.parties) - set(mental.announced)
+        deck = mental.decks.get(mental.epoch) if mental.decks else None
+        if deck is not None and not deck.ready:
+            return {deck.next_shuffler} if deck.next_shuffler is not None else set()
+        owing: set[int] = set()
+        for epoch, owners in mental.owners.items():
+            for q, owner in enumerate(owners):
+                if (epoch, q) in self.unshared:
+                    continue
+                have = set(mental.shares.get((epoch, q), {})) | set(
+                    mental.unchecked.get((epoch, q), {}))
+                owing |= set(mental.parties) - {owner} - have
+        if owing:
+            return owing
+        if self.moves:
+            return {self.moves[0][0]}
+        if state is not None and not state.round_over and state.turn is not None:
+            return {self.seat_parties[state.turn]}
+        return set()
 
     # -- what the others send ------------------------------------------------------
 
     def receive(self, sender: int, msg: dict[str, Any]) -> None:
         """Check and apply a message of `sender` (mental poker, or its move), or blame it."""
+        epoch = msg.get("epoch")
+        if type(epoch) is int and 0 <= epoch < self.first_epoch:
+            return  # sent for a deal voided since (it crossed the void): nothing of it holds
         if msg.get("t") == "move":
             self._take_move(sender, msg)
             return
@@ -117,7 +183,8 @@ class MentalPlay:
                 self.offered.setdefault(sender, []).extend(mine)  # the cards it is playing
 
     def _take_move(self, sender: int, msg: dict[str, Any]) -> None:
-        if msg.get("round") != self.round_no or msg.get("n") != self.moves_seen():
+        if (msg.get("round") != self.round_no or msg.get("epoch") != self.first_epoch
+                or msg.get("n") != self.moves_seen()):
             raise FairnessError(sender, "its move is not the next one of this round")
         text = msg.get("move")
         try:
@@ -141,7 +208,8 @@ class MentalPlay:
         if state is None or self.moves or state.round_over:
             raise FairnessError(LOCAL, "no move is waiting for this party")
         seat = state.turn
-        if self.seat_parties[seat] != self.party:
+        party = self.seat_parties[seat]
+        if party not in self.held:
             raise FairnessError(LOCAL, f"seat {seat} is not this party's")
         state.check(move, seat)
         chosen: list[Where] = []
@@ -154,11 +222,13 @@ class MentalPlay:
             chosen.append(where)
         for epoch in sorted({e for e, _ in chosen}):
             positions = [q for e, q in chosen if e == epoch]
-            self.outbox.append(self.mental.shares_message(epoch, positions))
-        self.offered.setdefault(self.party, []).extend(chosen)
-        self.outbox.append({"t": "move", "round": self.round_no, "n": self.moves_seen(),
-                            "move": str(move)})
-        self.moves.append((self.party, move))
+            self.outbox.append(self._tagged(
+                self.mental.shares_message(epoch, positions, party), party))
+        self.offered.setdefault(party, []).extend(chosen)
+        self.outbox.append(self._tagged({"t": "move", "round": self.round_no,
+                                         "epoch": self.first_epoch, "n": self.moves_seen(),
+                                         "move": str(move)}, party))
+        self.moves.append((party, move))
         self._progress()
 
     # -- moving on -----------------------------------------------------------------
@@ -183,6 +253,7 @@ class MentalPlay:
                 continue
             if not retried:
                 break
+        self._fill_held_hands()
 
     def _retry_early(self) -> bool:
         """Apply the first kept message that applies now; whether one did."""
@@ -197,9 +268,14 @@ class MentalPlay:
         return False
 
     def _shuffle_if_my_turn(self) -> None:
-        msg = self.mental.shuffle_message()
-        if msg is not None:
-            self.outbox.append(msg)
+        mental = self.mental
+        while mental.decks and mental.decks[mental.epoch].next_shuffler in self.held:
+            party = mental.decks[mental.epoch].next_shuffler
+            assert party is not None
+            msg = mental.shuffle_message(party)
+            if msg is None:
+                return
+            self.outbox.append(self._tagged(msg, party))
 
     def _deal(self) -> None:
         owners: list[Owner] = []
@@ -207,15 +283,16 @@ class MentalPlay:
             self.seat_of[(self.first_epoch, position)] = TABLE if seat is None else seat
             owners.append(TABLE if seat is None else self.seat_parties[seat])
         self.mental.assign(self.first_epoch, owners)
-        theirs = [q for q, owner in enumerate(owners) if owner != self.party]
-        if self.party != WATCHER:
-            self.outbox.append(self.mental.shares_message(self.first_epoch, theirs))
+        for party in sorted(self.held):
+            theirs = [q for q, owner in enumerate(owners) if owner != party]
+            self.outbox.append(self._tagged(
+                self.mental.shares_message(self.first_epoch, theirs, party), party))
 
     def _build_state(self) -> None:
         known, players = self.mental.known, len(self.seat_parties)
         dealt = sorted(self.seat_of.items())
         if any(where not in known for where, seat in dealt
-               if seat == TABLE or self.seat_parties[seat] == self.party):  # type: ignore[index]
+               if seat == TABLE or self.seat_parties[seat] in self.held):  # type: ignore[index]
             return
         rules = self.rules
         hands: list[list[Any]] = [[] for _ in range(players)]
@@ -225,7 +302,7 @@ class MentalPlay:
             (face_up if seat == TABLE else hands[seat]).append(card)  # type: ignore[index]
         stock: list[Any] = [None] * (len(rules.deck()) - len(dealt))
         self.state = rules.seat_view(hands, face_up, stock, self.signs, self.dealer,
-                                     self.scores)
+                                     self.scores, self.house)
 
     def _apply_first(self) -> bool:
         """Apply the first waiting move if its cards are open; whether it was applied."""
@@ -260,7 +337,7 @@ class MentalPlay:
         if ends:
             self.unshared.update(drawn)
         cards = [self.mental.known.get(w) for w in drawn]
-        if self.seat_parties[seat] == self.party and not ends:
+        if self.seat_parties[seat] in self.held and not ends:
             if None in cards:
                 return False  # the others' shares of what it draws have not all come yet
             state.push(move, [self.rules.parse_card(c) for c in cards])  # type: ignore[arg-type]
@@ -297,10 +374,10 @@ class MentalPlay:
                 self.seat_of[(epoch, q)] = seat
         if len(taken) != count:
             raise FairnessError(LOCAL, "the engine drew more cards than the decks hold")
-        if share and self.seat_parties[seat] != self.party and self.party != WATCHER:
+        for party in sorted(self.held - {self.seat_parties[seat]} if share else ()):
             for epoch in sorted({e for e, _ in taken}):
-                self.outbox.append(self.mental.shares_message(
-                    epoch, [q for e, q in taken if e == epoch]))
+                self.outbox.append(self._tagged(self.mental.shares_message(
+                    epoch, [q for e, q in taken if e == epoch], party), party))
         self.drawing = taken
         return taken
 

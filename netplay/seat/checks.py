@@ -60,6 +60,8 @@ class ClientChecks:
     def _on_synced(self, msg: dict[str, Any]) -> None:
         self.phase = "live"
         self._duties()
+        if self.dealing == "mental":
+            self._mental_synced()
 
     def _have(self) -> int:
         """How many of the host's messages of the current chain this client has accepted."""
@@ -333,6 +335,10 @@ class ClientChecks:
             self._on_mental_deal(msg)
             return
         self.mental = None
+        if self.dealing == "mental":
+            self.trusted = False
+            raise FairnessError(DEALER, "dealt the cards itself at a table it announced as"
+                                " dealt by mental poker")
         ledger = self._ledger(get_field(msg, "round", int))
         players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
         if players != len(self.ids):

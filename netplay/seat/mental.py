@@ -4,82 +4,203 @@ A `deal` that names each seat's party and no card starts a `MentalPlay` for this
 keyless watcher's view). Every mental-poker message of the round then reaches it in the host's
 chain: the host's key for its bots speaks in the host's own messages, every other seat's inside
 a `fwd`, signed by that seat. What this seat owes (its key, its shuffle in turn, its shares, its
-moves) is signed into its own chain and sent. The engine's view is `MentalPlay.state`; each
-move applied is shown as it would be with the trusted dealer.
+moves) is signed into its own chain and sent, and sent again after a reconnect until the host
+has forwarded it. The engine's view is `MentalPlay.state`; each move applied is shown as it
+would be with the trusted dealer.
+
+A round sent again from its start (a resync after this client lost its place) is applied once:
+what this seat's `MentalPlay` has already taken is skipped. A process started again has lost its
+round key: it tells the host (`mp_lost`), which voids the deal. On leaving in good order the
+seat hands its round key over, sealed to the host (`mp_handover`), so the round goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
-from netplay.fair import FairnessError
+from engine.errors import IllegalMove
+from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
+from netplay.protocol import HOST_SENDER, inner, pack, read_numbers
 from netplay.protocol import field as get_field
-from netplay.protocol import inner, pack, read_numbers
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
-MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move"})
+CLOCK_SECONDS = 0.25  # how often a seat looks at its own turn timer
+MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move", "mp_handover",
+                          "mp_lost"})
 
 
 class SeatMental:
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
+    def _mental_fresh(self) -> bool:
+        """Whether the host message being read is new to this seat's mental poker (a round
+        sent again from its start repeats what `MentalPlay` has taken): note it as taken."""
+        assert self.chain is not None
+        at = (self.chain_no, self.chain.next_seq(HOST_SENDER))
+        if at <= self._mental_mark:
+            return False
+        self._mental_mark = at
+        return True
+
     def _on_mental_deal(self, msg: dict[str, Any]) -> None:
+        if not self._mental_fresh():
+            return
         number = get_field(msg, "round", int)
         players, dealer = get_field(msg, "players", int), get_field(msg, "dealer", int)
         parties = get_field(msg, "parties", list)
         if (players != len(self.ids) or len(parties) != players
                 or any(p not in (i, BOT_PARTY) for i, p in enumerate(parties))):
-            raise FairnessError("dealer", "its deal names parties that are not the table's seats")
+            raise FairnessError(DEALER, "its deal names parties that are not the table's seats")
         scores = read_numbers(msg.get("scores"), "'scores' of a deal")
         signs = tuple(get_field(msg, "signs", list, optional=True) or ())
         me = self.my_seat
-        party = me if me is not None and parties[me] == me else WATCHER
-        self.mental = MentalPlay(self.game, self.table, number, party, tuple(parties), signs,
-                                 dealer, tuple(scores))
-        self.view, self.round_number, self._shown = None, number, 0
+        if me is not None and parties[me] != me and self.phase == "live":
+            self._fault(FairnessError(DEALER, "dealt this seat out of a round while it is here"))
+        self._mental_start(MentalPlay(self.game, self.table, number, self._party(parties),
+                                      tuple(parties), signs, dealer, tuple(scores),
+                                      house=self.house))
+
+    def _party(self, parties: list[int] | tuple[int, ...]) -> int:
+        me = self.my_seat
+        return me if me is not None and parties[me] == me else WATCHER
+
+    def _mental_start(self, play: MentalPlay) -> None:
+        if self.mental is None or self.mental.round_no != play.round_no:
+            self._signed_here = set()
+        self.mental, self._handed, self._lost, self._told_lost = play, set(), False, False
+        self.view, self.round_number, self._shown = None, play.round_no, 0
         self._mental_after()
 
+    def _on_mental_void(self, msg: dict[str, Any]) -> None:
+        """The host voided the deal in play: deal the round again, its bots' key in `away`."""
+        play = self.mental
+        if not self._mental_fresh():
+            return
+        if play is None:
+            raise ProtocolError("bad_frame", "a void before any deal")
+        number, epoch = get_field(msg, "round", int), get_field(msg, "epoch", int)
+        away = get_field(msg, "away", list)
+        parties = play.seat_parties
+        if (number != play.round_no or epoch < play.mental.epoch
+                or any(type(p) is not int or p not in parties or p == BOT_PARTY for p in away)):
+            raise FairnessError(DEALER, "its void names another round, an epoch already passed,"
+                                " or parties not in the deal")
+        me = self.my_seat
+        if (me in away and self.phase == "live" and not self._lost
+                and me not in play.waiting_for()):
+            self._fault(FairnessError(DEALER, "voided the deal naming this seat as gone while"
+                                      " it is here and owes nothing"))
+        dealt = tuple(BOT_PARTY if p in away else p for p in parties)
+        names = ", ".join(self._seat_name(p) for p in away)
+        self.emit(Notice(f"round {number} is dealt again"
+                         + (f": {names} gone, the host's bots play for them" if names else
+                            " (the host started again)")
+                         + ("; the host sees their cards" if names else ""), "warning"))
+        self._mental_start(MentalPlay(self.game, self.table, number, self._party(dealt), dealt,
+                                      play.signs, play.dealer, play.scores, epoch + 1,
+                                      house=self.house))
+
+    def _seat_name(self, seat: int) -> str:
+        return self.seats[seat].name if 0 <= seat < len(self.seats) else f"seat {seat}"
+
     def _on_mental_host(self, msg: dict[str, Any]) -> None:
-        """A message of the host's key for its bots, signed in the host's own chain."""
-        self._mental_from(BOT_PARTY, msg)
+        """A message of the host's key for its bots (or of a key handed over to the host),
+        signed in the host's own chain."""
+        if not self._mental_fresh():
+            return
+        body = dict(msg)
+        party = body.pop("party", BOT_PARTY)
+        if party != BOT_PARTY and party not in self._handed:
+            raise FairnessError(DEALER, f"spoke for party {party!r}, whose key it does not hold")
+        self._mental_from(party, body)
 
     def _on_mental_fwd(self, seat: int, wire: Any) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
         payload = self._append_inner(seat, wire)
+        fresh = self._mental_fresh()
+        body = inner(payload)
         if seat == self.my_seat:
-            return  # this seat's own: applied when it was made, its head advanced when signed
-        self._mental_from(seat, inner(payload))
+            self._own_forwarded(SignedMessage.from_wire(wire), body, fresh)
+            return
+        if not fresh:
+            return
+        if body.get("t") == "mp_handover":
+            self._handed.add(seat)
+            self.emit(Notice(f"{self._seat_name(seat)} left and handed their key over: the"
+                             " host's bot plays for them and sees their cards", "warning"))
+        elif body.get("t") != "mp_lost":
+            self._mental_from(seat, body)
+
+    def _own_forwarded(self, message: SignedMessage, body: dict[str, Any], fresh: bool) -> None:
+        """This seat's own message came back forwarded: its chain moves past it."""
+        head = self._heads["move"]
+        self._unacked = [(c, seq, frame) for c, seq, frame in self._unacked
+                         if c == self.chain_no and seq > message.seq]
+        if head.follows(message):
+            head.advance(message)  # the round is sent again from its start
+        if body.get("t") == "mp_handover":
+            self._handing_over.set()
+        play = self.mental
+        if (fresh and play is not None and message.digest not in self._signed_here
+                and body.get("round") == play.round_no
+                and body.get("t") != "mp_lost"
+                and (body.get("epoch") is None or body.get("epoch") >= play.first_epoch)):
+            # Signed by this seat before this process began: its round key is lost with it.
+            self._lost = True
 
     def _mental_from(self, sender: int, body: dict[str, Any]) -> None:
         play = self.mental
         if play is None:
             raise ProtocolError("bad_frame", "a mental-poker message before any deal")
+        if self._lost:
+            return  # its own key is gone: this seat waits for the deal to be made again
         try:
             play.receive(sender, body)
         except FairnessError as exc:
             self._fault(exc)
         self._mental_after()
 
+    def _mental_synced(self) -> None:
+        """Caught up: send again what the host has not forwarded, and what is owed now."""
+        play = self.mental
+        if play is not None and self._lost and not self._told_lost:
+            self._told_lost = True
+            self.emit(Notice("this client lost its round key when it stopped: the host deals"
+                             " the round again", "warning"))
+            self._sign_mental(pack("mp_lost", round=play.round_no))
+            return
+        self._out.extend(frame for c, _, frame in self._unacked if c == self.chain_no)
+        if play is not None:
+            self._mental_after()
+
+    def _sign_mental(self, payload: bytes) -> None:
+        # Several messages may leave before the first comes back forwarded: each follows
+        # the last one signed, not the last one heard.
+        head = self._heads["move"]
+        message = head.sign(self.identity.key, payload)
+        head.advance(message)
+        frame = pack("s", c=self.chain_no, m=message.to_wire())
+        self._signed_here.add(message.digest)
+        self._unacked.append((self.chain_no, message.seq, frame))
+        self._out.append(frame)
+
     def _mental_after(self) -> None:
         """Sign what this seat owes, and show what the round has become."""
         play = self.mental
         assert play is not None
-        for msg in play.drain():
-            body = dict(msg)
-            kind = body.pop("t")
-            if kind == "move":
-                body["open"] = []
-            # Several messages may leave before the first comes back forwarded: each follows
-            # the last one signed, not the last one heard.
-            head = self._heads["move"]
-            message = head.sign(self.identity.key, pack(kind, **body))
-            head.advance(message)
-            self._out.append(pack("s", c=self.chain_no, m=message.to_wire()))
+        if self.phase == "live" and not self._lost:
+            for msg in play.drain():
+                body = dict(msg)
+                kind = body.pop("t")
+                if kind == "move":
+                    body["open"] = []
+                self._sign_mental(pack(kind, **body))
         state = play.state
         if state is None:
             return
@@ -110,3 +231,41 @@ class SeatMental:
             self.emit(Notice(f"could not play {move}: {exc.reason}", "error"))
             return
         self._mental_after()
+
+    def _handover(self) -> bool:
+        """Sign this seat's round key, sealed to the host, into its chain (mp_handover) when a
+        deal it holds a key in is in play; whether it did."""
+        play = self.mental
+        if (play is None or play.party == WATCHER or self._lost or self.host_id is None
+                or self.phase != "live" or play.settled()):
+            return False
+        sealed = self.identity.key.box_with(self.host_id).encrypt(
+            play.mental.handover_secret())
+        self._sign_mental(pack("mp_handover", round=play.round_no, key=bytes(sealed)))
+        return True
+
+    async def _turn_clock(self) -> None:
+        """On a mental-poker table nobody else holds this seat's key, so when its own turn
+        timer runs out its client moves with the seat's bot (the host voids the deal of a
+        seat that never does, PROTOCOL.md G9)."""
+        from engine.bots import make_bot
+        from netplay.session.thinking import choose_off_loop
+
+        bot = make_bot("greedy", 0)
+        while not self.closed:
+            await asyncio.sleep(CLOCK_SECONDS)
+            play, view, me = self.mental, self.view, self.my_seat
+            if (play is None or view is None or me is None or view.round_over
+                    or view.turn != me or play.moves or self.phase != "live"):
+                continue
+            left, position = self.turn_left(), (self.round_number, len(view.history))
+            if left is None or left > 0 or self._timed_out == position:
+                continue
+            self._timed_out = position
+            move = await choose_off_loop(bot, view.view(me))
+            if self.view is view and len(view.history) == position[1] and not play.moves:
+                self.emit(Notice("your time ran out: your seat's bot moved for you", "warning"))
+                try:
+                    await self.submit(move)
+                except IllegalMove as exc:
+                    self.emit(Notice(f"the bot's move was refused: {exc}", "error"))

@@ -72,6 +72,7 @@ from netplay.session.events import (
     Move,
     MoveMade,
     Notice,
+    RoundStarted,
     SeatInfo,
     SeatsChanged,
 )
@@ -84,6 +85,16 @@ BACKOFF_MAX = 5.0
 MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not coming back
+HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
+
+
+def dealing_line(dealing: str) -> str:
+    """What a table's dealing means for a person's cards, in one line (FAIRNESS.md A9)."""
+    if dealing == "mental":
+        return ("dealt by mental poker: nobody, the host included, sees your cards before they"
+                " are played face up; the host holds one key for its bots and sees only their"
+                " cards")
+    return "a trusted dealer: the host's program deals and can see every hand"
 
 
 @dataclass
@@ -132,12 +143,24 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
     _started_match: bool = False
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     _shown: int = 0  # the moves of that round shown so far
+    dealing: str = ""  # "mental" or "trusted", as the welcome says (FAIRNESS.md A9)
+    allow_trusted: bool = True  # `join` refuses a trusted dealer unless --allow-trusted-dealer
+    away_timeout: int | None = None  # the table's away time, from its welcome
+    _mental_mark: tuple[int, int] = (-1, 0)  # the last host message mental poker took
+    _handed: set[int] = field(default_factory=set)  # seats whose key was handed to the host
+    _lost: bool = False  # this process lost its round key (it started again mid-deal)
+    _told_lost: bool = False
+    _unacked: list[tuple[int, int, bytes]] = field(default_factory=list)  # (chain, seq, frame)
+    _signed_here: set[bytes] = field(default_factory=set)  # digests this process signed
+    _turn_task: asyncio.Task | None = None
+    _timed_out: tuple[int, int] | None = None  # the position whose timer this client answered
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
     gone: str | None = None  # why the session ended for good without a result
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
+    _handing_over: asyncio.Event = field(default_factory=asyncio.Event)
     _retry: asyncio.Task | None = None
 
     async def start(self) -> None:
@@ -152,6 +175,7 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
             await self._shutdown_connection()
             raise
         self._task = asyncio.create_task(self._run())
+        self._turn_task = asyncio.create_task(self._turn_clock())
 
     def fingerprint(self) -> str:
         """The table fingerprint of the keys this seat was shown ("" before the welcome)."""
@@ -289,6 +313,22 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
         limit = get_field(msg, "turn_seconds", int, optional=True)
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.get("host"))
+        dealing = "mental" if msg.get("dealing") == "mental" else "trusted"
+        away = get_field(msg, "away_timeout", int, optional=True)
+        self.away_timeout = away if away is not None and 0 < away <= MAX_TURN_SECONDS else None
+        if self.dealing == "mental" and dealing != "mental":
+            self._fault(FairnessError(DEALER, "the table was dealt by mental poker and now has"
+                                      " a trusted dealer"))
+            self.trusted = False
+        self.dealing = dealing
+        if dealing != "mental" and not self.allow_trusted and not self.watch:
+            self.refused = ("this table's host deals every card itself and can see every hand"
+                            " (a trusted dealer, not mental poker): join with"
+                            " --allow-trusted-dealer to play there anyway")
+            self.closed = True
+            self.emit(Notice(self.refused, "error"))
+            self._welcome.set()
+            return
         if self.expect is not None and not host_matches(self.expect, host):
             self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"
                             " this is not the table you were told to expect")
@@ -307,6 +347,8 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
         if token:
             self.identity.token = token
             self.identity.save(self.identity_path)
+        if not self._welcome.is_set():
+            self.emit(Notice(dealing_line(dealing)))
         self._welcome.set()
 
     def _on_host_message(self, msg: dict[str, Any]) -> None:
@@ -317,7 +359,7 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
             "seeds": self._on_seeds,
             "match_end": self._on_match_end, "mp_key": self._on_mental_host,
             "mp_shuffle": self._on_mental_host, "mp_shares": self._on_mental_host,
-            "move": self._on_mental_host,
+            "move": self._on_mental_host, "mp_void": self._on_mental_void,
         }.get(msg["t"])
         if handler is None:
             raise ProtocolError("unknown_type", f"unknown message {msg['t']!r}")
@@ -520,9 +562,19 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
                 pass
 
     async def close(self) -> None:
-        """Leave the table."""
+        """Leave the table; in a deal by mental poker, hand this seat's round key over first,
+        so the round goes on with the host's bot in the seat."""
+        if not self.closed and self._handover():
+            self._handing_over.clear()
+            outgoing, self._out = self._out, []
+            for body in outgoing:
+                await self._send(body)
+            try:  # until the host has forwarded it: then the round no longer needs this seat
+                await asyncio.wait_for(self._handing_over.wait(), HANDOVER_SECONDS)
+            except TimeoutError:
+                log.info("the host did not forward this seat's handover in time")
         self.closed = True
-        for task in (self._task, self._retry):
+        for task in (self._task, self._retry, self._turn_task):
             if task is not None:
                 task.cancel()
         await self._shutdown_connection()
@@ -555,6 +607,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             report(event)
         if isinstance(event, MatchEnded):
             break
+        if isinstance(event, RoundStarted):
+            answered = None  # a round dealt again after a void starts from move 0 again
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
                 or not session.trusted or not session.queue.empty()

@@ -30,15 +30,17 @@ FIELDS: dict[str, frozenset[str]] = {
     "s": frozenset({"t", "c", "m"}),
 }
 SIGNED_FIELDS: dict[str, frozenset[str]] = {
-    "move": frozenset({"t", "round", "n", "move", "open"}),
+    "move": frozenset({"t", "round", "n", "move", "open", "epoch"}),
     "nonce_commit": frozenset({"t", "round", "epoch", "commit"}),
     "nonce": frozenset({"t", "round", "epoch", "nonce", "next", "seen"}),
     "mp_key": frozenset({"t", "round", "epoch", "key"}),
     "mp_shuffle": frozenset({"t", "round", "epoch", "step", "deck"}),
     "mp_shares": frozenset({"t", "round", "epoch", "positions", "shares"}),
+    "mp_handover": frozenset({"t", "round", "key"}),
+    "mp_lost": frozenset({"t", "round"}),
 }
 _LENGTHS = {"name": MAX_RAW_NAME, "sign": 20, "text": MAX_RAW_CHAT, "kind": 20,
-            "token": 16, "owner": 64, "proof": MAX_PROOF, "id": 64}
+            "token": 16, "owner": 64, "proof": MAX_PROOF, "id": 64, "key": 96}
 _POSITIONS = ("c", "n", "seat", "round", "epoch")
 
 

@@ -74,7 +74,10 @@ class HostConfig:
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
     require_ready: bool = False  # start only when every person has said they are ready
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
-    mental: bool = False  # deal by mental poker (FAIRNESS.md A8): the host sees no person's card
+    # Deal by mental poker (FAIRNESS.md A8): the host sees no person's card. `cardtui host`
+    # sets it unless --trusted-dealer; `cardtui serve` runs every player's program and keeps
+    # the trusted dealer (Part B).
+    mental: bool = False
     house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
 
 
@@ -192,6 +195,8 @@ class HostLobby:
                 "target": Match(self.config.game, self.config.players,
                                 ("aries",) * self.config.players, house=self.config.house).target,
                 "house": str(self.config.house),
+                "dealing": "mental" if self.config.mental else "trusted",
+                "away_timeout": math.ceil(self.config.away_timeout),
                 "table": self.table, "host": self.identity.public.to_bytes(),
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),
