@@ -97,6 +97,7 @@ class SeatMental:
             self._fault(FairnessError(DEALER, "voided the deal naming this seat as gone while"
                                       " it is here and owes nothing"))
         dealt = tuple(BOT_PARTY if p in away else p for p in parties)
+        self.moves_seen -= self._shown  # a voided deal's moves do not count
         names = ", ".join(self._seat_name(p) for p in away)
         self.emit(Notice(f"round {number} is dealt again"
                          + (f": {names} gone, the host's bots play for them" if names else

@@ -112,6 +112,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
     stand_ins: set[int] = field(default_factory=set)  # people's seats its bots play this round
     handed: set[int] = field(default_factory=set)  # seats whose round key was handed over
     mental_since: float = 0.0  # when the deal in play last moved on
+    deal_moves: int = 0  # moves of the deal in play (not counted if it is voided)
     resume_epoch: int | None = None  # a deal to void after a restart: its last epoch
     precommits: dict[str, list] = field(default_factory=dict)  # "round/epoch/seat" -> proof
     relay: RelayConnection | None = None

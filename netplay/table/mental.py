@@ -63,6 +63,7 @@ class HostMental:
         # A person who is not here when the round starts sits it out: the bots' key plays it.
         self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None}
         self.handed = set()
+        self.deal_moves = 0
         self.mental = play = self._mental_play(number, 0)
         self.state = None
         self.round_scored = False
@@ -83,6 +84,8 @@ class HostMental:
         away = sorted({s for s in seats if play.seat_parties[s] == s} | self.handed)
         self.stand_ins |= set(away)
         self.handed = set()
+        self.moves_made -= self.deal_moves  # a voided deal's moves never happened
+        self.deal_moves = 0
         epoch = play.mental.epoch
         await self._broadcast("mp_void", round=self.round_number, epoch=epoch, away=away)
         named = ", ".join(f"seat {s} ({self.seats[s].name})" for s in away) or "nobody"
@@ -125,7 +128,10 @@ class HostMental:
             self._seat_head(index, "move").advance(message)
             await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
         self.mental_since = time.monotonic()
-        self.moves_made += kind == "move" and body.get("epoch") == play.first_epoch
+        if kind == "move" and body.get("epoch") == play.first_epoch:
+            self.moves_made += 1
+            self.deal_moves += 1
+            self.on_event(f"move {self.moves_made}: seat {index} {str(body.get('move'))[:80]}")
         if lost:  # its process started again without its round key: the deal cannot go on
             await self._locked_void([index], f"seat {index} lost its round key")
             return
@@ -163,7 +169,9 @@ class HostMental:
             log.warning("a bot's move was not played: %s", exc.reason)
             return
         self.moves_made += 1
+        self.deal_moves += 1
         self.mental_since = time.monotonic()
+        self.on_event(f"move {self.moves_made}: seat {seat} (the host's bot) {move}")
         await self._mental_flush()
 
     def _overdue(self, now: float) -> tuple[list[int], str]:

@@ -46,7 +46,7 @@ class HostStore:
             # A deal by mental poker cannot go on after a restart (the bots' key is gone): its
             # last epoch is kept so the deal made again starts past it.
             "mental": None if self.mental is None else {
-                "epoch": self.mental.mental.epoch,
+                "epoch": self.mental.mental.epoch, "moves": self.deal_moves,
                 "stand_ins": sorted(self.stand_ins | self.handed)},
         }
         # Private: it holds this round's seeds, and whoever reads it knows the deck.
@@ -121,5 +121,6 @@ class HostStore:
                 and host.round_number == host.match.rounds_played + 1):
             host.resume_epoch = int(mental["epoch"])
             host.stand_ins = {int(s) for s in mental["stand_ins"]}
+            host.deal_moves = int(mental.get("moves", 0))
         secret = bytes.fromhex(data["host_secret"]) if data.get("host_secret") else None
         return host, data.get("room"), secret
