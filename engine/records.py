@@ -89,11 +89,15 @@ class Record:
 
     def dumps(self) -> str:
         """The record as JSON text."""
+        return json.dumps(self.as_json(), indent=2, ensure_ascii=False) + "\n"
+
+    def as_json(self) -> dict[str, Any]:
+        """The record as the JSON object `dumps` writes (sharing this record's lists: dump it now)."""
         data = {"game": self.game, "seats": self.seats, "dealer": self.dealer,
                 "scores": self.scores, "deal": self.deal, "moves": self.moves}
         if not self.house.standard:
             data["house"] = str(self.house)
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        return data
 
     # -- building -----------------------------------------------------------
 

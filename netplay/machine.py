@@ -9,6 +9,7 @@ import ipaddress
 import os
 import secrets
 import socket
+import threading
 from pathlib import Path
 
 import platformdirs
@@ -27,26 +28,32 @@ def data_dir() -> Path:
     return Path(override) if override else platformdirs.user_data_path(APP_NAME)
 
 
-def write_private(path: Path, data: bytes | str, *, replace: bool = True) -> bool:
+def write_private(path: Path, data: bytes | str, *, replace: bool = True,
+                  sync: bool = True) -> bool:
     """Write `data` to `path` whole or not at all, readable by its owner only (0600) and fsync'd.
 
     The data goes to a new temporary file in the same directory, created 0600 (never readable
     by others, not even empty), flushed to disk, then renamed over `path`: a process killed
     mid-write leaves the old file or the new one, never half of one. With `replace=False` an
     existing `path` is kept (two processes creating it at once agree on one) and False returned.
+    With `sync=False` the flush to disk is the caller's (see `flush_to_disk`): the rename is
+    still atomic for every process, but a power cut may find the previous version.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode() if isinstance(data, str) else data
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    renamed = False
     try:
         with os.fdopen(descriptor, "wb") as file:
             file.write(payload)
             file.flush()
-            os.fsync(file.fileno())
+            if sync:
+                os.fsync(file.fileno())
         if replace:
             os.replace(temporary, path)
+            renamed = True
             return True
         try:
             os.link(temporary, path)  # link() refuses to overwrite, which replace() would not
@@ -54,7 +61,56 @@ def write_private(path: Path, data: bytes | str, *, replace: bool = True) -> boo
             return False
         return True
     finally:
-        temporary.unlink(missing_ok=True)
+        if not renamed:
+            temporary.unlink(missing_ok=True)
+
+
+def flush_to_disk(path: Path) -> None:
+    """fsync the file now at `path` (if any): what `write_private(sync=False)` left to do."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+class DiskFlusher:
+    """fsyncs a file in a worker thread after each `write_private(sync=False)` of it.
+
+    A save after every move cannot wait for the disk each time (a flush takes milliseconds,
+    more on a busy disk) without the table waiting too. Requests made while a flush runs are
+    merged into one more flush, so the newest version reaches the disk one flush after it was
+    written, and the thread ends when nothing is left to flush.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: Path | None = None
+        self._running = False
+
+    def request(self, path: Path) -> None:
+        """Flush `path` soon (once more after the flush that is running, if one is)."""
+        with self._lock:
+            self._pending = path
+            if self._running:
+                return
+            self._running = True
+        threading.Thread(target=self._run, name="cardtui-flush", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                path, self._pending = self._pending, None
+                if path is None:
+                    self._running = False
+                    return
+            try:
+                flush_to_disk(path)
+            except OSError:
+                pass  # the next save tries again; the file itself is whole either way
 
 
 def lan_address() -> str:

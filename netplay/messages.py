@@ -484,7 +484,11 @@ def decode(data: object, family: Family[M], limit: int = MAX_BODY_BYTES) -> M:
     """The message `data` holds, one of `family`'s kinds, or ProtocolError."""
     if type(data) is not bytes:
         raise bad("a frame body must be bytes")
-    msg = decode_map(data, limit)
+    return decode_mapped(decode_map(data, limit), data, family)
+
+
+def decode_mapped(msg: dict[str, Any], data: bytes, family: Family[M]) -> M:
+    """`decode`, for a caller that has unpacked `data` into `msg` with `decode_map` already."""
     cls = family.kinds.get(msg["t"])
     if cls is None:
         raise ProtocolError("unknown_type", f"no {family.name} of type {msg['t'][:40]!r}")
@@ -499,6 +503,49 @@ def encode(message: Message) -> bytes:
     out: dict[str, object] = {"t": message.t}
     out.update(_write_fields(message, f"'{message.t}'"))
     return _packer.pack(out)
+
+
+_SEND_KEYS: Final = frozenset({"t", "body", "to", "from"})
+_FRAME_KEYS: Final = frozenset({"t", "body", "from"})
+
+
+def _is_conn(value: object) -> bool:
+    return type(value) is int and SIGNED_MIN <= value <= SIGNED_MAX  # type: ignore[operator]
+
+
+def read_send(msg: dict[str, Any], size: int) -> Send | None:
+    """The `send` a decoded map holds when it is a well-formed one, else None: the relay's
+    per-frame path, the same checks as `decode_mapped` without its generic walk (which then
+    names what is wrong, or reads the other kinds). `size`: the bytes `msg` was unpacked from."""
+    if msg["t"] != "send" or not _SEND_KEYS.issuperset(msg) or size > max_size(Send):
+        return None
+    body, to, claimed = msg.get("body"), msg.get("to"), msg.get("from")
+    if (type(body) is not bytes or len(body) > MAX_RELAY_BODY
+            or (to is not None and not _is_conn(to))
+            or (claimed is not None and not _is_conn(claimed))):
+        return None
+    return Send(body=body, to=to, claimed=claimed)
+
+
+def read_frame(msg: dict[str, Any], size: int) -> Frame | None:
+    """The `frame` a decoded map holds when it is a well-formed one, else None (a client's
+    per-frame path, as `read_send` is the relay's)."""
+    if msg["t"] != "frame" or not _FRAME_KEYS.issuperset(msg) or size > max_size(Frame):
+        return None
+    sender, body = msg.get("from"), msg.get("body")
+    if (type(sender) is not int or not 0 <= sender <= MAX_UINT32
+            or type(body) is not bytes or len(body) > MAX_RELAY_BODY):
+        return None
+    return Frame(sender=sender, body=body)
+
+
+def encode_send(body: bytes, to: int | None) -> bytes:
+    """`encode(Send(body=body, to=to))` for a client's per-message path: the same bytes."""
+    if type(body) is not bytes or len(body) > MAX_RELAY_BODY or (
+            to is not None and not _is_conn(to)):
+        return encode(Send(body=body, to=to))  # which says what is wrong
+    return _packer.pack({"t": "send", "body": body} if to is None
+                        else {"t": "send", "body": body, "to": to})
 
 
 def encode_frame(sender: int, body: bytes) -> bytes:

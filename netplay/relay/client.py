@@ -25,9 +25,11 @@ from netplay.messages import (
     ProtocolError,
     Refused,
     RelayEvent,
-    Send,
-    decode,
+    decode_map,
+    decode_mapped,
     encode,
+    encode_send,
+    read_frame,
 )
 from netplay.relay.guard import TokenBucket
 
@@ -198,7 +200,7 @@ class RelayConnection:
 
     async def send(self, body: bytes, to: int | None = None) -> None:
         """Send an opaque body: a seat always reaches the host; the host one conn or all (None)."""
-        await self._write(encode(Send(body=body, to=to)))
+        await self._write(encode_send(body, to))
 
     async def ping(self) -> None:
         """Ask the relay for a pong (it arrives through recv)."""
@@ -279,7 +281,12 @@ def describe(exc: BaseException) -> str:
 async def _receive(ws: aiohttp.ClientWebSocketResponse) -> RelayEvent:
     msg = await ws.receive()
     if msg.type is aiohttp.WSMsgType.BINARY:
-        return decode(msg.data, RELAY_EVENTS, CLIENT_MAX_MESSAGE_BYTES)
+        data = msg.data
+        if type(data) is not bytes:
+            raise ProtocolError("bad_frame", "a frame body must be bytes")
+        mapped = decode_map(data, CLIENT_MAX_MESSAGE_BYTES)
+        frame = read_frame(mapped, len(data))  # nearly every message: no generic walk for it
+        return frame if frame is not None else decode_mapped(mapped, data, RELAY_EVENTS)
     if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED):
         raise RelayClosed(ws.close_code, str(msg.extra or ""))
     if msg.type is aiohttp.WSMsgType.ERROR:

@@ -43,6 +43,7 @@ from netplay.fair import (
     SignedMessage,
 )
 from netplay.fair.mental_play import MentalPlay
+from netplay.machine import DiskFlusher
 from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     ChainHead,
@@ -134,6 +135,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
     _nonce_wake: asyncio.Event = field(default_factory=asyncio.Event)
     _game_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _flusher: DiskFlusher = field(default_factory=DiskFlusher)
 
     def __post_init__(self) -> None:
         game_named(self.config.game).check_players(self.config.players)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Self
 
@@ -33,12 +32,13 @@ class HostStore:
                        "bots": self.config.bots, "seed": self.seed,
                        "owner_secret": self.config.owner_secret,
                        "house": str(self.config.house), "mental": self.config.mental},
-            "seats": [{**asdict(s), "conn": None, "away_since": None} for s in self.seats],
+            # vars(), not asdict(): a seat holds only scalars, and asdict deep-copies them all.
+            "seats": [{**vars(s), "conn": None, "away_since": None} for s in self.seats],
             "started": self.started, "moves_made": self.moves_made,
             "match": None if self.match is None else {
                 "dealer": self.match.dealer, "scores": self.match.scores,
                 "rounds_played": self.match.rounds_played},
-            "record": None if self.record is None else json.loads(self.record.dumps()),
+            "record": None if self.record is None else self.record.as_json(),
             "room": self.relay.room if self.relay else None,
             "host_secret": self.relay.host_secret.hex() if self.relay and self.relay.host_secret
             else None,
@@ -49,8 +49,11 @@ class HostStore:
                 "epoch": self.mental.mental.epoch, "moves": self.deal_moves,
                 "stand_ins": sorted(self.stand_ins | self.handed)},
         }
-        # Private: it holds this round's seeds, and whoever reads it knows the deck.
-        write_private(path, json.dumps(data))
+        # Private: it holds this round's seeds, and whoever reads it knows the deck. Renamed into
+        # place before anyone hears of the step, so a restarted process signs on from here; the
+        # flush to disk runs beside the table rather than in every move's round trip.
+        write_private(path, json.dumps(data), sync=False)
+        self._flusher.request(path)
 
     def _fair_json(self) -> dict[str, Any]:
         return {

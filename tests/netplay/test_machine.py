@@ -11,13 +11,16 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import platformdirs
 import pytest
 
 from netplay.machine import (
+    DiskFlusher,
     data_dir,
+    flush_to_disk,
     host_and_port,
     lan_address,
     reachable_address,
@@ -218,3 +221,20 @@ async def test_the_saved_match_is_private_and_replays_as_a_record(tmp_path: Path
     saved = json.loads(path.read_text())
     assert "cardtui" in saved and len(saved["moves"]) >= 1
     assert main(["replay", "--json", str(path)]) == 0
+
+
+def test_a_save_left_to_the_flusher_is_whole_and_reaches_the_disk(tmp_path: Path) -> None:
+    # The host's save after every move: renamed into place at once, fsync'd beside the table.
+    path = tmp_path / "hosted.json"
+    flusher = DiskFlusher()
+    for n in range(20):
+        assert write_private(path, f'{{"n": {n}}}', sync=False) is True
+        flusher.request(path)
+    for _ in range(500):  # not a timing assertion: waits for the thread to end, at most 5 s
+        if all(t.name != "cardtui-flush" for t in threading.enumerate()):
+            break
+        time.sleep(0.01)
+    assert path.read_text() == '{"n": 19}'
+    assert [p.name for p in tmp_path.iterdir()] == ["hosted.json"]  # no temporary left behind
+    assert all(t.name != "cardtui-flush" for t in threading.enumerate())  # the thread ended
+    flush_to_disk(tmp_path / "gone.json")  # a save already removed is nothing to flush

@@ -15,6 +15,8 @@ from netplay.messages import (
     HOST_PAYLOADS,
     MAX_BODY_BYTES,
     MAX_HOST_PAYLOAD,
+    RELAY_EVENTS,
+    RELAY_REQUESTS,
     SEAT_BODIES,
     SEAT_PAYLOADS,
     Bin,
@@ -31,14 +33,19 @@ from netplay.messages import (
     ProtocolError,
     Real,
     Row,
+    Send,
     Spec,
     Text,
     Version,
     decode,
+    decode_map,
     encode,
     encode_frame,
     encode_map,
+    encode_send,
     max_size,
+    read_frame,
+    read_send,
     schema,
 )
 from netplay.relay.server import RelayLimits
@@ -158,6 +165,31 @@ def test_every_kind_round_trips_within_its_size_bound(family: Family[Any], cls: 
 @given(sender=st.integers(0, 2**31), body=st.binary(max_size=300))
 def test_the_relays_frame_shortcut_packs_what_encode_packs(sender: int, body: bytes) -> None:
     assert encode_frame(sender, body) == encode(Frame(sender=sender, body=body))
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), cls=st.sampled_from([Send, Frame]))
+def test_the_per_frame_shortcuts_read_what_decode_reads(data: st.DataObject,
+                                                        cls: type[Message]) -> None:
+    # The relay's `send` and a client's `frame` skip the generic walk; on any map they give
+    # the value decode gives, or None, and then decode refuses it or reads another kind.
+    msg = data.draw(st.one_of(wrong_maps(cls), mutated(cls), instances_of(cls).map(
+        lambda m: msgpack.unpackb(encode(m), raw=False))))
+    packed = encode_map(msg)
+    family, shortcut = ((RELAY_REQUESTS, read_send) if cls is Send
+                        else (RELAY_EVENTS, read_frame))
+    fast = shortcut(decode_map(packed, 1 << 22), len(packed))
+    try:
+        slow = decode(packed, family, 1 << 22)
+    except ProtocolError:
+        assert fast is None
+        return
+    assert fast is None or fast == slow
+
+
+@given(body=st.binary(max_size=300), to=st.none() | st.integers(-(2**63), 2**63 - 1))
+def test_the_clients_send_shortcut_packs_what_encode_packs(body: bytes, to: int | None) -> None:
+    assert encode_send(body, to) == encode(Send(body=body, to=to))
 
 
 def test_unknown_fields_are_refused_not_carried_along() -> None:
