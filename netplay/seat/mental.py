@@ -257,7 +257,8 @@ class SeatMental:
             await asyncio.sleep(CLOCK_SECONDS)
             play, view, me = self.mental, self.view, self.my_seat
             if (play is None or view is None or me is None or view.round_over
-                    or view.turn != me or play.moves or self.phase != "live"):
+                    or view.turn != me or me not in play.my_seats() or play.moves
+                    or self.phase != "live"):
                 continue
             left, position = self.turn_left(), (self.round_number, len(view.history))
             if left is None or left > 0 or self._timed_out == position:

@@ -514,6 +514,8 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
             raise IllegalMove("there is no round in play")
         if self.my_seat is None:
             raise IllegalMove("you are watching, not playing")
+        if self.mental is not None and self.my_seat not in self.mental.my_seats():
+            raise IllegalMove("the host's bot plays your seat until this round is over")
         view.check(move, self.my_seat)
         if self.mental is not None:
             self._mental_submit(move)
@@ -612,7 +614,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
                 or not session.trusted or not session.queue.empty()
-                or (session.mental is not None and session.mental.moves)):
+                or (session.mental is not None and (
+                    session.mental.moves or session.my_seat not in session.mental.my_seats()))):
             continue
         position = (session.round_number, len(view.history))
         if position == answered and not isinstance(event, Notice):

@@ -129,7 +129,7 @@ class HostDealing:
         except FairnessError as exc:
             raise ProtocolError("bad_signature", exc.reason) from None
         size = len(message.payload)
-        if size > (MAX_SHUFFLE_PAYLOAD if self.mental is not None else MAX_SIGNED_PAYLOAD):
+        if size > (MAX_SHUFFLE_PAYLOAD if self.config.mental else MAX_SIGNED_PAYLOAD):
             raise ProtocolError("bad_frame", f"a signed payload is at most {MAX_SIGNED_PAYLOAD}"
                                 f" bytes (a shuffle's, {MAX_SHUFFLE_PAYLOAD})")
         body = inner(message.payload)
@@ -137,7 +137,7 @@ class HostDealing:
         if body["t"] not in ("mp_shuffle", "mp_shares") and size > MAX_SIGNED_PAYLOAD:
             raise ProtocolError("bad_frame", f"a signed payload is at most {MAX_SIGNED_PAYLOAD}"
                                 " bytes")
-        if self.mental is not None and body["t"] in MENTAL_KINDS:
+        if self.config.mental and body["t"] in MENTAL_KINDS:
             head = self._seat_head(index, "move")
             if message.seq < head.seq:
                 return  # sent again after a reconnect; the first copy was accepted

@@ -115,8 +115,12 @@ class HostMental:
         kind = body["t"]
         async with self._send_lock:  # a void waits for this message, or this for the void
             play = self.mental
-            if play is None or body.get("round") != self.round_number:
-                raise ProtocolError("stale", "no round dealt by mental poker is in play")
+            if body.get("round") != self.round_number:
+                raise ProtocolError("stale", "that message is for another round")
+            if play is None:  # sent for a deal the host lost when it stopped: carried, unread
+                self._seat_head(index, "move").advance(message)
+                await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
+                return
             lost = kind == "mp_lost" and play.seat_parties[index] == index
             try:
                 if kind == "mp_handover":
