@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from engine import zodiak
 from engine.errors import RecordError
+from engine.games import Move
 from engine.match import Match, Round
 from engine.records import Record
 
@@ -44,7 +45,7 @@ class DealtRound:
             raise RecordError(f"the saved round does not replay: {result.error}")
         return cls(result.state, record, rng)
 
-    def push(self, move: zodiak.ZodiakMove | object) -> object:
+    def push(self, move: Move) -> object:
         """Apply the move of the seat to move, reshuffling the pile first if the draw needs it."""
         state, seat = self.state, self.state.turn
         pending = None
@@ -53,11 +54,11 @@ class DealtRound:
             if pending is not None:
                 self.rng.shuffle(pending)
                 state.reshuffles.append(pending)
-        effect = state.push(move)  # type: ignore[arg-type]
+        effect = state.push(move)
         assert seat is not None
-        self.record.add_move(seat, move)  # type: ignore[arg-type]
-        if pending is not None:
-            self.record.set_reshuffles(state.reshuffles)  # type: ignore[union-attr]
+        self.record.add_move(seat, move)
+        if pending is not None and isinstance(state, zodiak.ZodiakRound):
+            self.record.set_reshuffles(state.reshuffles)
         return effect
 
     def outcome(self) -> tuple[int | None, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy as _copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from engine.cards import parse_digit
 from engine.errors import IllegalMove, InvalidMove
@@ -150,7 +151,7 @@ class HekataDeal:
 
     # -- checking ---------------------------------------------------------
 
-    def check(self, move: HekataMove, seat: int | None = None) -> int:
+    def check(self, move: object, seat: int | None = None) -> int:
         """The points `move` scores, or IllegalMove with the reason if it is illegal."""
         if self.turn is None:
             raise IllegalMove("the deal is over")
@@ -193,9 +194,10 @@ class HekataDeal:
 
     # -- applying ---------------------------------------------------------
 
-    def push(self, move: HekataMove, drawn: Sequence[int | None] | None = None) -> HekataEffect:
+    def push(self, move: object, drawn: Sequence[int | None] | None = None) -> HekataEffect:
         """Check and apply the move of the seat to move; `drawn` names the card a view learns it drew."""
         total = self.check(move)
+        move = cast(HekataMove, move)  # `check` lets only a HekataMove by
         seat = self.turn
         assert seat is not None
         hand = self.hands[seat]
@@ -250,8 +252,10 @@ class HekataDeal:
         c.tricks, c.history = list(self.tricks), list(self.history)
         return c
 
-    def describe(self, effect: HekataEffect) -> str:
+    def describe(self, effect: object) -> str:
         """A one-line account of a move's effect, in tui/RULES.md 3 notation."""
+        if not isinstance(effect, HekataEffect):
+            raise TypeError(f"{effect!r} is not what a Hekata move did")
         if effect.move.trick is None:
             return f"seat {effect.seat} lays {effect.move.card}"
         return (f"seat {effect.seat} lays {effect.move.card} and takes"

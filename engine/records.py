@@ -79,7 +79,7 @@ class Record:
             house = HouseRules.parse(house_text)
         except IllegalMove as exc:
             raise RecordError(f'"house": {exc}') from None
-        record = cls(game, seats, dealer, list(scores), deal, list(moves), house)
+        record = cls(rules.name, seats, dealer, list(scores), deal, list(moves), house)
         record.start()  # validates the deal and the seats
         for number, move in enumerate(record.moves, 1):
             # A move the rules forbid is still a move of a valid record: replay reports it.

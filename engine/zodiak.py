@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy as _copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from engine.cards import SUIT_NAMES, SUITS, Card, format_cards, parse_suit
 from engine.errors import IllegalMove, InvalidMove, RecordError
@@ -229,7 +230,7 @@ class ZodiakRound:
 
     # -- checking ---------------------------------------------------------
 
-    def check(self, move: ZodiakMove, seat: int | None = None) -> None:
+    def check(self, move: object, seat: int | None = None) -> None:
         """Raise IllegalMove with the reason if `move` by `seat` (default: the seat to move) is illegal."""
         if self.turn is None:
             raise IllegalMove("the round is over")
@@ -348,7 +349,7 @@ class ZodiakRound:
 
     # -- applying ---------------------------------------------------------
 
-    def push(self, move: ZodiakMove, drawn: Sequence[Card | None] | None = None) -> MoveEffect:
+    def push(self, move: object, drawn: Sequence[Card | None] | None = None) -> MoveEffect:
         """Check and apply the move of the seat to move; `drawn` names cards a view learns it drew."""
         self.check(move)
         seat = self.turn
@@ -356,7 +357,7 @@ class ZodiakRound:
         if isinstance(move, Draw):
             effect = self._draw(seat, move, drawn)
         else:
-            effect = self._play(seat, move)
+            effect = self._play(seat, cast(Run, move))  # `check` lets only a Draw or a Run by
         self.history.append(effect)
         return effect
 
@@ -465,8 +466,10 @@ class ZodiakRound:
         c.history = list(self.history)
         return c
 
-    def describe(self, effect: MoveEffect) -> str:
+    def describe(self, effect: object) -> str:
         """A one-line account of a move's effect, in tui/RULES.md 3 notation."""
+        if not isinstance(effect, MoveEffect):
+            raise TypeError(f"{effect!r} is not what a Zodiak move did")
         if isinstance(effect.move, Draw):
             n = len(effect.drawn)
             text = f"seat {effect.seat} draws {n} card{'s' if n != 1 else ''}"

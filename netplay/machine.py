@@ -1,4 +1,4 @@
-"""This machine: where cardtui keeps its files, how it writes the private ones, how others reach it.
+"""This machine: cardtui's data and config directories, its private-file writer, its address.
 
 Every other part of netplay (and the app) may import this module; it imports none of them.
 """
@@ -16,6 +16,7 @@ import platformdirs
 
 APP_NAME = "cardtui"
 DATA_DIR_VARIABLE = "CARDTUI_DATA_DIR"
+CONFIG_DIR_VARIABLE = "CARDTUI_CONFIG_DIR"
 PRIVATE_FILE_MODE = 0o600
 # Documentation addresses (RFC 5737, RFC 3849): never routed, so connecting a UDP socket to them
 # only asks the kernel which interface would carry the traffic; nothing is sent.
@@ -26,6 +27,12 @@ def data_dir() -> Path:
     """Where cardtui keeps its files: $CARDTUI_DATA_DIR, else the platform's user data directory."""
     override = os.environ.get(DATA_DIR_VARIABLE)
     return Path(override) if override else platformdirs.user_data_path(APP_NAME)
+
+
+def config_dir() -> Path:
+    """Where the player's settings live: $CARDTUI_CONFIG_DIR, else the user's config directory."""
+    override = os.environ.get(CONFIG_DIR_VARIABLE)
+    return Path(override) if override else platformdirs.user_config_path(APP_NAME)
 
 
 def write_private(path: Path, data: bytes | str, *, replace: bool = True,

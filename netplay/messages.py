@@ -510,7 +510,7 @@ _FRAME_KEYS: Final = frozenset({"t", "body", "from"})
 
 
 def _is_conn(value: object) -> bool:
-    return type(value) is int and SIGNED_MIN <= value <= SIGNED_MAX  # type: ignore[operator]
+    return type(value) is int and SIGNED_MIN <= value <= SIGNED_MAX
 
 
 def read_send(msg: dict[str, Any], size: int) -> Send | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, cast, overload
 
 from engine import hekata, zodiak
 from engine.cards import Card
@@ -44,12 +44,20 @@ MAX_BODY_BYTES = 60_000
 T = TypeVar("T")
 
 
-def field(msg: dict[str, Any], name: str, kind: type[T], optional: bool = False) -> T:
+@overload
+def field(msg: dict[str, Any], name: str, kind: type[T], optional: Literal[False] = False) -> T: ...
+
+
+@overload
+def field(msg: dict[str, Any], name: str, kind: type[T], optional: bool) -> T | None: ...
+
+
+def field(msg: dict[str, Any], name: str, kind: type[T], optional: bool = False) -> T | None:
     """Return `msg[name]` checked to be of `kind` (None allowed when optional), else ProtocolError."""
     value = msg.get(name)
     if value is None:
         if optional:
-            return None  # type: ignore[return-value]
+            return None
         raise ProtocolError("bad_frame", f"'{msg.get('t')}' needs a field '{name}'")
     # bool is an int subclass; a True where a number belongs is a bug or an attack.
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
@@ -295,7 +303,7 @@ class RoundLedger:
             state = game_named(self.game).deal(decks[0], players, signs, dealer, start_scores,
                                                self.house)
             if isinstance(state, zodiak.ZodiakRound):
-                state.reshuffles = decks[1:]
+                state.reshuffles = cast(list[list[Card]], decks[1:])  # Zodiak's cards are Cards
             for number, (seat, move) in enumerate(self.moves):
                 if state.turn != seat:
                     return f"replaying the revealed deck, move {number} was not seat {seat}'s"

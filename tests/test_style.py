@@ -7,6 +7,7 @@ import ast
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +21,9 @@ def test_ruff_is_clean() -> None:
 
 
 def test_types_check() -> None:
-    """DESIGN 'Conventions': types checked, by mypy pinned in pyproject, over its `files`."""
+    """DESIGN 'Conventions': types checked, by mypy pinned in pyproject, over engine/ and netplay/."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert config["files"] == ["engine", "netplay"]
     found = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"],
                            capture_output=True, text=True, cwd=ROOT, check=False)
     assert found.returncode == 0, found.stdout + found.stderr

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from engine.errors import IllegalMove
 from engine.zodiak import SIGNS
+from netplay.machine import config_dir
 
 BOT_SPEEDS = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 CARD_STYLES = ("unicode", "ascii")
@@ -45,16 +45,6 @@ class Settings:
     def speed(self) -> float:
         """Seconds between bot moves."""
         return BOT_SPEEDS[self.bot_speed]
-
-
-def config_dir() -> Path:
-    """$CARDTUI_CONFIG_DIR, else the user's config directory."""
-    override = os.environ.get("CARDTUI_CONFIG_DIR")
-    if override:
-        return Path(override)
-    import platformdirs
-
-    return platformdirs.user_config_path("cardtui")
 
 
 def settings_path() -> Path:

@@ -291,6 +291,7 @@ class MentalPlay:
     def _build_state(self) -> None:
         known, players = self.mental.known, len(self.seat_parties)
         dealt = sorted(self.seat_of.items())
+        # index (here and below): a seat that is not TABLE is a seat number.
         if any(where not in known for where, seat in dealt
                if seat == TABLE or self.seat_parties[seat] in self.held):  # type: ignore[index]
             return
@@ -340,6 +341,7 @@ class MentalPlay:
         if self.seat_parties[seat] in self.held and not ends:
             if None in cards:
                 return False  # the others' shares of what it draws have not all come yet
+            # arg-type: `cards` holds no None here (checked just above).
             state.push(move, [self.rules.parse_card(c) for c in cards])  # type: ignore[arg-type]
         else:
             state.push(move)

@@ -223,6 +223,7 @@ class MentalRound:
             self.public.add(where)
         else:
             owner = self.owners[epoch][position]
+            # arg-type: an owner that is TABLE (a str) has no adopted key, and `get` says None.
             key = self.key if owner == self.party else self.adopted.get(owner)  # type: ignore[arg-type]
             if key is not None and holders | {owner} == set(self.parties):
                 assert isinstance(owner, int)

@@ -167,6 +167,7 @@ class GuardedProtocol(asyncio.Protocol):
         self.timer: asyncio.TimerHandle | None = None
         self.transport: asyncio.Transport | None = None
 
+    # A TCP listener's transports are always asyncio.Transport, not just the base the API names.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
         self.address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
@@ -216,7 +217,8 @@ class GuardedProtocol(asyncio.Protocol):
             return
         self.counted = False
         self.upgraded()
-        self.guard.open.pop(self.transport, None)  # type: ignore[arg-type]
+        if self.transport is not None:
+            self.guard.open.pop(self.transport, None)
         self.guard.book.disconnect(self.address, asyncio.get_running_loop().time())
         self.inner.connection_lost(exc)
 

@@ -43,10 +43,11 @@ from netplay.protocol import (
     read_numbers,
 )
 from netplay.protocol import field as get_field
+from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
 
 
-class ClientChecks:
+class ClientChecks(SeatState):
     """The `RemoteSession` methods that follow the host's chain, shuffles and audits."""
 
     def _on_resync(self, msg: dict[str, Any]) -> None:
@@ -95,7 +96,7 @@ class ClientChecks:
                 self._begin_chain(chain)
             payload = self.chain.append(HOST_SENDER, msg.get("m"))
             said = inner(payload).get("after") if after is not None else None
-            if type(said) is int and said != after:
+            if type(said) is int and after is not None and said != after:
                 raise FairnessError(RELAY, f"{said - after} message(s) at the end of round"
                                     f" {chain - 1} were dropped")
         except FairnessError as exc:
@@ -168,11 +169,12 @@ class ClientChecks:
 
     def _proof(self, item: Any, number: int, epoch: int) -> tuple[int, bytes]:
         """The seat and commitment a seat-signed proof holds for this shuffle, or FairnessError."""
-        if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int
-                and 0 <= item[0] < len(self.ids) and self.ids[item[0]] is not None):
+        public = (self.ids[item[0]] if isinstance(item, list) and len(item) == 2
+                  and type(item[0]) is int and 0 <= item[0] < len(self.ids) else None)
+        if public is None:
             raise FairnessError(DEALER, "a nonce commitment proof names no seat of the table")
         seat = item[0]
-        message = verify_message(self.ids[seat], item[1], DEALER)
+        message = verify_message(public, item[1], DEALER)
         try:
             body = inner(message.payload)
         except ProtocolError:
@@ -422,6 +424,6 @@ class ClientChecks:
             verdict = f"round {ledger.number} verified"
         self.verdicts.append(verdict)
         self.emit(Notice(verdict, "error" if failures else "info"))
-        self.emit(RoundEnded(view.copy() if view else None, winner,  # type: ignore[arg-type]
+        self.emit(RoundEnded(view.copy() if view else None, winner,
                              read_number(msg.get("points"), "'points'"), tuple(scores),
                              str(msg.get("summary", ""))[:200]))

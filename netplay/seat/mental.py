@@ -28,6 +28,7 @@ from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
 from netplay.protocol import HOST_SENDER, inner, pack, read_numbers
 from netplay.protocol import field as get_field
+from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
 CLOCK_SECONDS = 0.25  # how often a seat looks at its own turn timer
@@ -35,7 +36,7 @@ MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move", "mp_hando
                           "mp_lost"})
 
 
-class SeatMental:
+class SeatMental(SeatState):
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
     def _mental_fresh(self) -> bool:
@@ -147,11 +148,11 @@ class SeatMental:
             head.advance(message)  # the round is sent again from its start
         if body.get("t") == "mp_handover":
             self._handing_over.set()
-        play = self.mental
+        play, epoch = self.mental, body.get("epoch")
         if (fresh and play is not None and message.digest not in self._signed_here
                 and body.get("round") == play.round_no
                 and body.get("t") != "mp_lost"
-                and (body.get("epoch") is None or body.get("epoch") >= play.first_epoch)):
+                and (type(epoch) is not int or epoch >= play.first_epoch)):
             # Signed by this seat before this process began: its round key is lost with it.
             self._lost = True
 

@@ -18,11 +18,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import ssl
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -30,8 +28,7 @@ import aiohttp
 from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
-from engine.house import STANDARD, HouseRules
-from engine.match import Round
+from engine.house import HouseRules
 from engine.zodiak import SIGN_CARDS
 from netplay.fair import (
     DEALER,
@@ -39,15 +36,11 @@ from netplay.fair import (
     FairnessError,
     PublicIdentity,
     SignedMessage,
-    TranscriptChain,
 )
 from netplay.fair.fingerprint import host_matches, table_fingerprint
-from netplay.fair.mental_play import MentalPlay
 from netplay.messages import Frame, HostAway, HostBack, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
     MAX_TABLE_ID,
-    ChainHead,
-    RoundLedger,
     card_of,
     clean_name,
     draw_positions,
@@ -67,7 +60,6 @@ from netplay.seat.keyfile import SeatIdentity
 from netplay.seat.mental import SeatMental
 from netplay.session.events import (
     Event,
-    GameSession,
     MatchEnded,
     Move,
     MoveMade,
@@ -98,70 +90,8 @@ def dealing_line(dealing: str) -> str:
 
 
 @dataclass
-class RemoteSession(SeatMental, ClientChecks, GameSession):
-    """Your seat at a table served by a host through a relay."""
-
-    url: str = ""
-    room: str | None = None
-    name: str = "player"
-    sign: str | None = None
-    watch: bool = False
-    owner: bytes | None = None
-    identity_path: Path | None = None
-    result_path: Path | None = None
-    tls: ssl.SSLContext | None = None
-    identity: SeatIdentity = field(default_factory=SeatIdentity)
-    expect: str | None = None  # the host fingerprint a person was given (`join --expect`)
-    refused: str | None = None  # why this seat left a table it did not expect
-    _checking_host: bool = False
-    _rejoin: bool = False  # joined as a watcher until the host's key is the expected one
-    view: Round | None = None
-    round_number: int = 0
-    seats: tuple[SeatInfo, ...] = ()
-    target: int = 0
-    house: HouseRules = STANDARD  # the table's, from its welcome: every move is checked by them
-    trusted: bool = True
-    result: dict[str, Any] | None = None
-    moves_seen: int = 0
-    table: str = ""
-    host_id: PublicIdentity | None = None
-    ids: list[PublicIdentity | None] = field(default_factory=list)
-    lobby_ids: list[PublicIdentity | None] | None = None  # each seat's key in the last lobby
-    chain: TranscriptChain | None = None
-    chain_no: int = -1
-    phase: str = "marker"  # marker: waiting for a resync; catchup: replaying; live
-    ledger: RoundLedger | None = None
-    failures: list[str] = field(default_factory=list)
-    verdicts: list[str] = field(default_factory=list)
-    _heads: dict[str, ChainHead] = field(default_factory=dict)
-    _sent: set[tuple[str, int, int]] = field(default_factory=set)
-    _digests: dict[int, bytes] = field(default_factory=dict)  # round -> its transcript digest
-    _out: list[bytes] = field(default_factory=list)
-    _conn: RelayConnection | None = None
-    _http: aiohttp.ClientSession | None = None
-    _task: asyncio.Task | None = None
-    _started_match: bool = False
-    mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
-    _shown: int = 0  # the moves of that round shown so far
-    dealing: str = ""  # "mental" or "trusted", as the welcome says (FAIRNESS.md A9)
-    allow_trusted: bool = True  # `join` refuses a trusted dealer unless --allow-trusted-dealer
-    away_timeout: int | None = None  # the table's away time, from its welcome
-    _mental_mark: tuple[int, int] = (-1, 0)  # the last host message mental poker took
-    _handed: set[int] = field(default_factory=set)  # seats whose key was handed to the host
-    _lost: bool = False  # this process lost its round key (it started again mid-deal)
-    _told_lost: bool = False
-    _unacked: list[tuple[int, int, bytes]] = field(default_factory=list)  # (chain, seq, frame)
-    _signed_here: set[bytes] = field(default_factory=set)  # digests this process signed
-    _turn_task: asyncio.Task | None = None
-    _timed_out: tuple[int, int] | None = None  # the position whose timer this client answered
-    is_owner: bool = False
-    turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
-    turn_since: float | None = None  # when this client saw the current turn begin
-    gone: str | None = None  # why the session ended for good without a result
-    chat_log: list[str] = field(default_factory=list)
-    _welcome: asyncio.Event = field(default_factory=asyncio.Event)
-    _handing_over: asyncio.Event = field(default_factory=asyncio.Event)
-    _retry: asyncio.Task | None = None
+class RemoteSession(SeatMental, ClientChecks):
+    """Your seat at a table served by a host through a relay (its state: netplay/seat/state.py)."""
 
     async def start(self) -> None:
         """Connect, take a seat, and keep the connection alive in the background (once)."""
@@ -415,7 +345,8 @@ class RemoteSession(SeatMental, ClientChecks, GameSession):
         n, seat = get_field(msg, "n", int), get_field(msg, "seat", int)
         if n != len(view.history) or not 0 <= seat < len(view.hands):
             raise FairnessError(DEALER, f"move {n} arrived while move {len(view.history)} was due")
-        text, raw, blame = msg.get("move"), msg.get("open"), DEALER
+        text, raw = msg.get("move"), msg.get("open")
+        blame: int | str = DEALER  # or the seat, when the openings come in its signed move
         if msg.get("by") is not None:
             payload = self._append_inner(seat, msg["by"])
             body, blame = inner(payload), seat

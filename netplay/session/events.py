@@ -64,7 +64,7 @@ class MoveMade:
 class RoundEnded:
     """A round or deal ended: its winner (seat or team, or None), the points, the match scores."""
 
-    view: Round
+    view: Round | None  # None: this seat had no view of the round (it never saw its deal)
     winner: int | None
     points: int
     scores: tuple[int, ...]

@@ -130,7 +130,7 @@ class LocalMatch(GameSession):
                     bot = self._bots[seat]
                     move = await choose_off_loop(bot, bot_view(bot, state, seat))
                     if self.state is state and state.turn == seat:
-                        self._apply(move)  # type: ignore[arg-type]
+                        self._apply(move)
                 else:
                     self._wake.clear()
                     await self._wake.wait()

@@ -24,9 +24,10 @@ from netplay.ssh.guard import (
     log_success,
 )
 from netplay.ssh.hostkey import fingerprint, load_or_create_host_key
+from netplay.ssh.ptychild import ForkServer
 from netplay.ssh.visitor import DoorSession, SessionInfo
 
-__all__ = ["CommandFactory", "DoorLimits", "SSHDoor", "SessionInfo"]
+__all__ = ["CommandFactory", "DoorLimits", "ForkServer", "SSHDoor", "SessionInfo"]
 
 log = logging.getLogger("cardtui.door")
 # How often refused connections are summed up in the log, instead of a line each.
@@ -62,7 +63,8 @@ class DoorLimits:
                 raise ValueError(f"DoorLimits.{name} must be positive, not {getattr(self, name)}")
 
 
-CommandFactory = Callable[[SessionInfo], Sequence[str]]
+# The argv of a session's program, or the fork server that starts it.
+CommandFactory = Callable[[SessionInfo], Sequence[str] | ForkServer]
 
 
 class SSHDoor:
@@ -115,8 +117,8 @@ class SSHDoor:
         """Return after how many seconds without client input a session is closed."""
         return self.limits.idle_timeout
 
-    def command_for(self, info: SessionInfo) -> Sequence[str]:
-        """Return the argv the command factory gives for the session described by info."""
+    def command_for(self, info: SessionInfo) -> Sequence[str] | ForkServer:
+        """Return what the command factory gives for the session described by info."""
         return self.command(info)
 
     @property
@@ -269,7 +271,7 @@ def _log_failure(task: asyncio.Task[Any]) -> None:
         log.error("ssh door task failed", exc_info=task.exception())
 
 
-class _KeyThenMaybePassword(_ServerPublicKeyAuth):  # type: ignore[misc]
+class _KeyThenMaybePassword(_ServerPublicKeyAuth):
     """asyncssh's public key check, answering "partial success" when the password must follow."""
 
     async def send_success(self) -> None:

@@ -5,18 +5,23 @@ from __future__ import annotations
 import asyncio
 import errno
 import fcntl
+import json
 import os
 import signal
+import socket
 import struct
 import termios
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 READ_CHUNK = 65536
 # Past this much unread input the caller should stop reading from its client.
 INPUT_HIGH_WATER = 256 * 1024
 # A group of processes has no exit notification, so its disappearance is polled for.
 GROUP_POLL_INTERVAL = 0.02
+# A fork server that has not named its child within this is taken to be stuck.
+FORK_ANSWER_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,64 @@ class TerminalSize:
         return struct.pack("HHHH", self.rows, self.columns, self.pixel_width, self.pixel_height)
 
 
+@dataclass(frozen=True)
+class ForkServer:
+    """A process that forks a session's program on request, listening on a Unix socket.
+
+    It is sent request (plus "env") as JSON with the pty's slave side, which its child makes
+    its controlling terminal; it answers with the child's pid on a line; the child writes its
+    exit status on a line when it ends, and ends when the connection is closed. fallback is the
+    argv to start instead when the fork server cannot be reached.
+    """
+
+    socket_path: str
+    fallback: Sequence[str]
+    request: Mapping[str, object] = field(default_factory=dict)
+
+
+class _Program(Protocol):
+    """What PtyChild needs of the program on its pty."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int: ...
+
+
+class _ForkedProgram:
+    """A program a fork server started for us: its pid, and its end as its connection reports."""
+
+    def __init__(self, pid: int, reader: asyncio.StreamReader,
+                 writer: asyncio.StreamWriter) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+        self._reader = reader
+        self._writer = writer
+        self._ended = asyncio.get_running_loop().create_task(self._read_status())
+
+    async def _read_status(self) -> int:
+        status = 1  # it ended without saying how (killed, say)
+        try:
+            while line := await self._reader.readline():
+                if line.strip().lstrip(b"-").isdigit():
+                    status = int(line)
+        except OSError:
+            pass
+        self.returncode = status
+        self._writer.close()
+        return status
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._ended)
+
+    def hang_up(self) -> None:
+        """Close the connection, which tells the program to end."""
+        self._writer.close()
+
+
 def _take_controlling_terminal() -> None:
     """Make the pty on stdin the controlling terminal of the new session (runs in the child)."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -43,7 +106,7 @@ class PtyChild:
 
     def __init__(
         self,
-        process: asyncio.subprocess.Process,
+        process: _Program,
         master_fd: int,
         on_output: Callable[[bytes], None],
         on_input_drained: Callable[[], None],
@@ -89,6 +152,47 @@ class PtyChild:
             # Only the child may hold the slave: its last close is how we learn output has ended.
             os.close(slave_fd)
         return cls(process, master_fd, on_output, on_input_drained)
+
+    @classmethod
+    async def hand_over(
+        cls,
+        server: ForkServer,
+        env: Mapping[str, str],
+        size: TerminalSize,
+        on_output: Callable[[bytes], None],
+        on_input_drained: Callable[[], None],
+    ) -> PtyChild:
+        """Have the fork server start the program on a new pty of the given size; return it.
+
+        Raises OSError if the fork server cannot be reached or does not answer.
+        """
+        master_fd, slave_fd = os.openpty()
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            fcntl.ioctl(slave_fd, termios.TIOCSWINSZ, size.packed())
+            os.set_blocking(master_fd, False)
+            conn.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(conn, server.socket_path)
+            request = json.dumps({**server.request, "env": dict(env)}).encode()
+            # One small message on a fresh connection: the socket buffer takes it whole.
+            socket.send_fds(conn, [request], [slave_fd])
+            reader, writer = await asyncio.open_unix_connection(sock=conn)
+        except BaseException:
+            conn.close()
+            os.close(master_fd)
+            raise
+        finally:
+            os.close(slave_fd)  # the child holds it now; its last close ends the output
+        try:
+            answer = await asyncio.wait_for(reader.readline(), FORK_ANSWER_SECONDS)
+            if not answer.strip().isdigit():
+                raise OSError(f"the fork server answered {answer[:40]!r}, not a pid")
+        except BaseException:
+            writer.close()
+            os.close(master_fd)
+            raise
+        return cls(_ForkedProgram(int(answer), reader, writer), master_fd, on_output,
+                   on_input_drained)
 
     @property
     def pid(self) -> int:
@@ -170,6 +274,8 @@ class PtyChild:
         if self._closed:
             return
         self._closed = True
+        if isinstance(self._process, _ForkedProgram):
+            self._process.hang_up()
         self._loop.remove_reader(self._master_fd)
         self._loop.remove_writer(self._master_fd)
         os.close(self._master_fd)

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import asyncssh
 
 from netplay.ssh.guard import capped_pixels, capped_size
-from netplay.ssh.ptychild import INPUT_HIGH_WATER, PtyChild, TerminalSize
+from netplay.ssh.ptychild import INPUT_HIGH_WATER, ForkServer, PtyChild, TerminalSize
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,8 @@ class SessionHost(Protocol):
     def idle_timeout(self) -> float:
         """Return after how many seconds without client input a session is closed."""
 
-    def command_for(self, info: SessionInfo) -> Sequence[str]:
-        """Return the argv to run for the session described by info."""
+    def command_for(self, info: SessionInfo) -> Sequence[str] | ForkServer:
+        """Return the argv to run for the session described by info, or who forks it."""
 
     def child_environment(self, info: SessionInfo) -> dict[str, str]:
         """Return the environment for the session's program."""
@@ -182,13 +182,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             height=self._size.rows,
         )
         try:
-            self.child = await PtyChild.spawn(
-                list(self._door.command_for(info)),
-                self._door.child_environment(info),
-                self._size,
-                self._send_output,
-                channel.resume_reading,
-            )
+            self.child = await self._start(info, channel)
         # The factory is the embedding program's code: whatever it raises, the person at the
         # terminal must get an answer rather than a session that hangs open.
         except Exception as error:  # noqa: BLE001
@@ -215,6 +209,22 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
             channel.exit(status)
         else:
             channel.exit_with_signal(signal.Signals(-status).name.removeprefix("SIG"))
+
+    async def _start(self, info: SessionInfo,
+                     channel: asyncssh.SSHServerChannel[bytes]) -> PtyChild:
+        """Start the session's program on a new pty: forked by the fork server if there is one."""
+        command = self._door.command_for(info)
+        environment = self._door.child_environment(info)
+        if isinstance(command, ForkServer):
+            try:
+                return await PtyChild.hand_over(command, environment, self._size,
+                                                self._send_output, channel.resume_reading)
+            except OSError as error:
+                log.warning("the fork server did not start a session (%s); starting it cold",
+                            error)
+                command = command.fallback
+        return await PtyChild.spawn(list(command), environment, self._size, self._send_output,
+                                    channel.resume_reading)
 
     def _send_output(self, data: bytes) -> None:
         """Pass the program's output to the client, dropping it once the client has left."""

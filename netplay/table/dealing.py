@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from netplay.fair import (
@@ -37,26 +36,12 @@ from netplay.protocol import (
 from netplay.protocol import field as get_field
 from netplay.table.inbound import MAX_SHUFFLE_PAYLOAD, MAX_SIGNED_PAYLOAD, check_signed_payload
 from netplay.table.mental import MENTAL_KINDS
+from netplay.table.state import Epoch, TableState
 
 MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 
 
-@dataclass
-class Epoch:
-    """One shuffle of the round as the dealer runs it: seed, the seats' nonces, the deck."""
-
-    seed: bytes
-    seats: list[int] = field(default_factory=list)  # the seats asked for a nonce
-    commits: dict[int, bytes] = field(default_factory=dict)
-    nonces: dict[int, bytes] = field(default_factory=dict)
-    reveal_open: bool = False
-    canonical: list[str] | None = None
-    deck: DeckCommitment | None = None
-    owners: list[int | str] = field(default_factory=list)  # who got each position dealt so far
-    opened: set[int] = field(default_factory=set)
-
-
-class HostDealing:
+class HostDealing(TableState):
     """The `Host` methods that sign the round's chain, run its shuffles and check card openings."""
 
     def _new_chain(self, number: int) -> None:
@@ -119,13 +104,13 @@ class HostDealing:
 
     async def _on_signed(self, conn: int, msg: dict[str, Any]) -> None:
         index = self.seat_of(conn)
-        seat = self.seats[index] if index is not None else None
-        if seat is None or seat.public() is None:
+        public = self.seats[index].public() if index is not None else None
+        if index is None or public is None:
             raise ProtocolError("not_allowed", "only a seated player signs game messages")
         if get_field(msg, "c", int) != self.round_number:
             raise ProtocolError("stale", "that message is for another round; resync")
         try:
-            message = verify_message(seat.public(), msg.get("m"), index)
+            message = verify_message(public, msg.get("m"), index)
         except FairnessError as exc:
             raise ProtocolError("bad_signature", exc.reason) from None
         size = len(message.payload)

@@ -13,7 +13,8 @@ netplay/table/lobby.py, the signed chain, shuffles and card openings in netplay/
 and saving and resuming in netplay/table/store.py. They are mixins rather than collaborators
 because they share one table's state (a new chain resets the shuffles a deal and a move read,
 a save writes them all) and because a test double of a dishonest dealer is a `Host` subclass
-that overrides any of their hooks.
+that overrides any of their hooks. That state, and the methods one part calls on another, are
+declared once, in netplay/table/state.py, which every part inherits.
 """
 
 from __future__ import annotations
@@ -24,29 +25,27 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from engine import zodiak
 from engine.bots import make_bot
+from engine.cards import Card
 from engine.errors import IllegalMove
 from engine.games import game_named
-from engine.match import Match, Round
+from engine.match import Match
 from engine.records import Record
 from engine.simulate import deal_winner
 from netplay.fair import (
     TABLE,
     CardOpening,
     FairnessError,
-    Identity,
     SignedMessage,
 )
-from netplay.fair.mental_play import MentalPlay
-from netplay.machine import DiskFlusher
 from netplay.messages import Departed, Frame, ProtocolError, Refused, RelayEvent
 from netplay.protocol import (
-    ChainHead,
     canonical_deck,
     card_of,
     deal_layout,
@@ -59,14 +58,14 @@ from netplay.protocol import (
 )
 from netplay.protocol import field as get_field
 from netplay.relay.client import RelayClosed, RelayConnection
-from netplay.relay.guard import TokenBucket
 from netplay.relay.wire import format_room_code
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
-from netplay.table.dealing import Epoch, HostDealing
+from netplay.table.dealing import HostDealing
 from netplay.table.inbound import FIELDS, check_fields
-from netplay.table.lobby import HostConfig, HostLobby, Seat
+from netplay.table.lobby import HostLobby
 from netplay.table.mental import HostMental
+from netplay.table.state import ConnBudget, HostConfig, Seat
 from netplay.table.store import HostStore
 
 __all__ = ["Host", "HostConfig", "Seat"]
@@ -74,68 +73,12 @@ __all__ = ["Host", "HostConfig", "Seat"]
 log = logging.getLogger("cardtui.host")
 STRIKES_BEFORE_IGNORING = 20
 SEEDS_PER_MESSAGE = 1000  # 34 KB of seeds: a round_end or a seeds message stays far under 60 KB
-# Resync answers from all conns together, in bodies a second: the game's own messages keep
-# the rest of what the relay lets the host send (its connection paces itself under that).
-RESYNC_RATE, RESYNC_BURST = 100.0, 2000.0
-
-
-@dataclass
-class ConnBudget:
-    """What one conn may make the host do: requests, and resyncs of the round's chain."""
-
-    requests: TokenBucket = field(default_factory=lambda: TokenBucket(1.0, 20.0))
-    resyncs: TokenBucket = field(default_factory=lambda: TokenBucket(0.1, 3.0))
 LINGER_SECONDS = 5.0
 
 
 @dataclass
 class Host(HostLobby, HostDealing, HostMental, HostStore):
-    """The dealer of one table."""
-
-    config: HostConfig
-    seats: list[Seat] = field(default_factory=list)
-    match: Match | None = None
-    state: Round | None = None
-    record: Record | None = None
-    round_number: int = 0  # also the number of the signed chain in use (0: the lobby)
-    round_scored: bool = True  # whether the match has taken the last round's scores
-    moves_made: int = 0
-    started: bool = False
-    finished: bool = False
-    seed: int = 0
-    identity: Identity = field(default_factory=Identity.generate)
-    table: str = ""  # unique per table session: bound into every hash and signature
-    log: list[bytes] = field(default_factory=list)  # this chain's signed bodies, for resync
-    head: ChainHead | None = None
-    heads: dict[str, ChainHead] = field(default_factory=dict)  # each seat chain's accepted head
-    epochs: list[Epoch] = field(default_factory=list)
-    mental: MentalPlay | None = None  # the host's view of a round dealt by mental poker
-    stand_ins: set[int] = field(default_factory=set)  # people's seats its bots play this round
-    handed: set[int] = field(default_factory=set)  # seats whose round key was handed over
-    mental_since: float = 0.0  # when the deal in play last moved on
-    deal_moves: int = 0  # moves of the deal in play (not counted if it is voided)
-    resume_epoch: int | None = None  # a deal to void after a restart: its last epoch
-    precommits: dict[str, list] = field(default_factory=dict)  # "round/epoch/seat" -> proof
-    relay: RelayConnection | None = None
-    on_event: Callable[[str], None] = print
-    strikes: dict[int, int] = field(default_factory=dict)
-    spectators: set[int] = field(default_factory=set)
-    challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
-    budgets: dict[int, ConnBudget] = field(default_factory=dict)
-    lobbies: dict[int, int] = field(default_factory=dict)  # chain number: lobbies sent in it
-    others_chat: dict[int, int] = field(default_factory=dict)  # chain: lines from non-seats
-    resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
-                                                                          RESYNC_BURST))
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-    _after: int = 0
-    _prev_log: list[bytes] = field(default_factory=list)
-    _bot_task: asyncio.Task | None = None
-    _tasks: set[asyncio.Task] = field(default_factory=set)
-    _wake: asyncio.Event = field(default_factory=asyncio.Event)
-    _nonce_wake: asyncio.Event = field(default_factory=asyncio.Event)
-    _game_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    _flusher: DiskFlusher = field(default_factory=DiskFlusher)
+    """The dealer of one table (its state is declared in netplay/table/state.py)."""
 
     def __post_init__(self) -> None:
         game_named(self.config.game).check_players(self.config.players)
@@ -187,7 +130,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                     s.conn is None for s in self.seats if s.bot is None):
                 break
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
         self._tasks.add(task)  # keep a reference so the task is not collected mid-way
         task.add_done_callback(self._task_done)
@@ -197,7 +140,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         if not task.cancelled() and task.exception() is not None:
             log.error("host task failed", exc_info=task.exception())
 
-    async def _locked(self, action: Callable[[], Any]) -> None:
+    async def _locked(self, action: Callable[[], Awaitable[None]]) -> None:
         async with self._game_lock:
             await action()
 
@@ -334,7 +277,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                 deck = await self._shuffle(1 + state.reshuffles_done, [str(c) for c in pending])
                 if self.finished:
                     return
-                state.reshuffles.append([card_of(self.config.game, c) for c in deck.cards])
+                state.reshuffles.append([Card.parse(c) for c in deck.cards])
         async with self._send_lock:  # nobody is resynced between the check and the news
             if signed is None and self._present(seat) and not timed_out:
                 return  # its player is back: the move is theirs to make
@@ -345,7 +288,9 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             drawn = []
             for epoch, position in draw_positions(sizes, consumed, stock_left, len(effect.drawn)):
                 self.epochs[epoch].owners.append(seat)
-                drawn.append(self._seal(seat, self._delivered(self.epochs[epoch].deck, position)))
+                dealt = self.epochs[epoch].deck
+                assert dealt is not None  # draw_positions names only epochs with a deck
+                drawn.append(self._seal(seat, self._delivered(dealt, position)))
             for o in openings:
                 self.epochs[o.epoch].opened.add(o.position)
             record.add_move(seat, move)
@@ -422,10 +367,10 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         while not self.finished:
             self._wake.clear()
             state = self.state
-            seat = state.turn if state is not None and not state.round_over else None
-            if seat is None:
+            if state is None or state.round_over or state.turn is None:
                 await self._wake.wait()
                 continue
+            seat = state.turn
             if position != (id(state), len(state.history)):
                 position, turn_began = (id(state), len(state.history)), time.monotonic()
             occupant = self.seats[seat]
@@ -447,7 +392,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                     continue
                 timed_out = True  # the turn timer ran out: the seat's bot moves this once
                 self.on_event(f"seat {seat} ({occupant.name}) ran out of time: its bot moves")
-            elif occupant.bot is None:
+            elif occupant.bot is None and occupant.away_since is not None:
                 left = occupant.away_since + self.config.away_timeout - time.monotonic()
                 if left > 0:
                     try:
@@ -464,7 +409,6 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             if self.state is not state or state.turn != seat or len(state.history) != n:
                 continue  # the table moved on while the bot was thinking
             if self.mental is not None:
-                await self._locked(lambda s=seat, m=move: self._mental_bot_move(s, m))
+                await self._locked(partial(self._mental_bot_move, seat, move))
                 continue
-            await self._locked(lambda s=seat, n=n, m=move, t=timed_out: self._apply(
-                s, n, m, timed_out=t))
+            await self._locked(partial(self._apply, seat, n, move, timed_out=timed_out))

@@ -7,21 +7,19 @@ import math
 import random
 import secrets
 import time
-from dataclasses import asdict, dataclass, replace
-from pathlib import Path
+from dataclasses import asdict, replace
 from typing import Any
 
 from engine import zodiak
 from engine.bots import BOT_KINDS
 from engine.games import game_named
-from engine.house import STANDARD, HouseRules
 from engine.match import Match
 from netplay.fair import PublicIdentity, new_secret
 from netplay.messages import ProtocolError
 from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
 from netplay.protocol import field as get_field
-from netplay.session.events import SeatInfo
 from netplay.table.dealing import MAX_CHAIN
+from netplay.table.state import Seat, TableState
 
 log = logging.getLogger("cardtui.host")
 
@@ -29,59 +27,7 @@ MAX_LOBBIES = 200  # per chain: an honest table sends a few dozen; every one is 
 MAX_OTHERS_CHAT = 200  # chat lines per chain from all who hold no seat, together
 
 
-@dataclass
-class Seat:
-    """A seat at the table: who sits there and how to reach them."""
-
-    name: str = ""
-    sign: str | None = None
-    bot: str | None = None
-    token: str | None = None  # hex; the seat's secret for coming back after a lost connection
-    ident: str | None = None  # hex of the seat's 64-byte public identity (signing and box keys)
-    conn: int | None = None
-    away_since: float | None = None
-    ready: bool = False
-
-    @property
-    def taken(self) -> bool:
-        """Whether a bot or a person holds the seat."""
-        return self.bot is not None or self.token is not None
-
-    def info(self) -> SeatInfo:
-        """Public facts about the seat."""
-        present = self.bot is not None or self.conn is not None
-        return SeatInfo(self.name, self.sign, self.bot, present, self.ready or self.bot is not None)
-
-    def public(self) -> PublicIdentity | None:
-        """The seat's public identity, if a person holds it."""
-        return PublicIdentity.from_bytes(bytes.fromhex(self.ident)) if self.ident else None
-
-
-@dataclass
-class HostConfig:
-    """How a table is set up."""
-
-    game: str = "zodiak"
-    players: int = 4
-    bots: int = 0
-    seed: int | None = None
-    bot_kind: str = "greedy"
-    bot_delay: float = 0.0
-    away_timeout: float = 60.0
-    reveal_timeout: float = 10.0  # how long a connected seat may take to commit or reveal a nonce
-    save_path: Path | None = None
-    result_path: Path | None = None
-    owner_secret: str | None = None  # the host's own app proves it is the owner with this
-    require_ready: bool = False  # start only when every person has said they are ready
-    turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
-    # Deal by mental poker (FAIRNESS.md A8): the host sees no person's card. `cardtui host`
-    # sets it unless --trusted-dealer; `cardtui serve` runs every player's program and keeps
-    # the trusted dealer (Part B).
-    mental: bool = False
-    house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
-
-
-class HostLobby:
+class HostLobby(TableState):
     """The `Host` methods that seat people and bots and run the lobby before the match."""
 
     def seat_of(self, conn: int) -> int | None:

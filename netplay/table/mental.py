@@ -28,6 +28,7 @@ from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
+from netplay.table.state import TableState
 
 log = logging.getLogger("cardtui.host")
 
@@ -38,7 +39,7 @@ TURN_GRACE = 5.0  # past the turn timer: a seat's own client moves for its playe
 WATCH_SECONDS = 0.5
 
 
-class HostMental:
+class HostMental(TableState):
     """The `Host` methods that carry a round dealt by mental poker."""
 
     def _seat_parties(self) -> tuple[int, ...]:
@@ -185,8 +186,8 @@ class HostMental:
             return [], ""
         people = [i for i, p in enumerate(play.seat_parties) if p == i and i not in self.handed]
         timeout = self.config.away_timeout
-        away = [i for i in people if self.seats[i].away_since is not None
-                and now - self.seats[i].away_since >= timeout]
+        gone = {i: self.seats[i].away_since for i in people}
+        away = [i for i, since in gone.items() if since is not None and now - since >= timeout]
         if away:
             return away, "away past the away time"
         waiting = [i for i in play.waiting_for() if i in people]

@@ -13,6 +13,7 @@ import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import cast
 
 from aiohttp import web
 
@@ -49,7 +50,9 @@ class OpenedGuard:
     def is_opened(self, request: web.Request) -> bool:
         """Return whether request came through an opened listener."""
         local = request.transport.get_extra_info("sockname") if request.transport else None
-        return bool(local) and int(local[1]) in self.ports
+        if not local:
+            return False
+        return int(local[1]) in self.ports
 
     def _take_token(self, address: str) -> bool:
         now = time.monotonic()
@@ -138,7 +141,7 @@ class _CountedProtocol(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         self._address = str(peer[0]) if peer else ""
         if not self._cap.take(self._address):
-            transport.abort()
+            cast(asyncio.Transport, transport).abort()  # a listener's transports are streams
             return
         self._inner = self._factory()
         self._inner.connection_made(transport)

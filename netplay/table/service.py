@@ -15,6 +15,7 @@ A table ends when its match ends, or when nobody has sat at it or watched it for
 from __future__ import annotations
 
 import asyncio
+import builtins
 import json
 import logging
 import secrets
@@ -345,7 +346,7 @@ class TablesClient:
             data = await response.json()
         return [TableInfo.from_json(t) for t in data["tables"]]
 
-    async def watch(self, since: int | None, wait: float = 25.0) -> tuple[list[TableInfo], int]:
+    async def watch(self, since: int | None, wait: float = 25.0) -> tuple[builtins.list[TableInfo], int]:
         """Return the listing and its version once it is past since (or after wait seconds)."""
         params = {} if since is None else {"since": str(since), "wait": str(int(wait))}
         timeout = aiohttp.ClientTimeout(total=wait + 10)

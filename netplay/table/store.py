@@ -16,11 +16,10 @@ from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, SignedMessage
 from netplay.machine import write_private
 from netplay.protocol import ChainHead, unpack
-from netplay.table.dealing import Epoch
-from netplay.table.lobby import HostConfig, Seat
+from netplay.table.state import Epoch, HostConfig, Seat, TableState
 
 
-class HostStore:
+class HostStore(TableState):
     """The `Host` methods that save the table after every step and resume it from the file."""
 
     def _save(self) -> None:

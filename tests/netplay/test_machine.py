@@ -19,6 +19,7 @@ import pytest
 
 from netplay.machine import (
     DiskFlusher,
+    config_dir,
     data_dir,
     flush_to_disk,
     host_and_port,
@@ -149,6 +150,19 @@ def test_every_default_file_lives_in_the_data_dir(monkeypatch: pytest.MonkeyPatc
     paths = [save_path(), host_command.default_save_path(),
              seat_file_for("ws://127.0.0.1:1/ws", None, "me"), serve_command.default_host_key()]
     assert all(tmp_path in p.parents for p in paths)
+
+
+def test_config_dir_is_the_override_or_the_platform_directory(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    """$CARDTUI_CONFIG_DIR wins; without it, platformdirs' user config directory for cardtui;
+    the app's settings file is in it."""
+    from tui.settings import settings_path
+
+    monkeypatch.setenv("CARDTUI_CONFIG_DIR", str(tmp_path))
+    assert config_dir() == tmp_path
+    assert settings_path() == tmp_path / "settings.json"
+    monkeypatch.delenv("CARDTUI_CONFIG_DIR")
+    assert config_dir() == platformdirs.user_config_path("cardtui")
 
 
 # -- the address others reach this machine by -------------------------------------------------

@@ -190,8 +190,10 @@ def launch(argv: list[str]) -> int:
     answer = b""
     while chunk := conn.recv(64):
         answer += chunk
+    # The warm process's line says the app's pid; the app's own last line, its exit status.
+    lines = answer.split()
     try:
-        return int(answer.strip() or 0)
+        return int(lines[1]) if len(lines) > 1 else 0
     except ValueError:
         return 1
 
@@ -201,7 +203,7 @@ async def serve(args: argparse.Namespace) -> int:
     from aiohttp import web
 
     from netplay.relay.server import RelayLimits, make_relay_app
-    from netplay.ssh.door import DoorLimits, SessionInfo, SSHDoor
+    from netplay.ssh.door import DoorLimits, ForkServer, SessionInfo, SSHDoor
     from netplay.ssh.guard import LoginThrottle, SessionCounter
     from netplay.table.opened import OpenedGuard, OpenedLimits
     from netplay.table.service import TableLimits, TablesService, add_table_routes
@@ -232,10 +234,11 @@ async def serve(args: argparse.Namespace) -> int:
         tables.relay_url = f"ws://127.0.0.1:{port}/ws"
         warm = await stack.enter_async_context(warm_process(server, args.cold))
 
-        def command(session: SessionInfo) -> list[str]:
+        def command(session: SessionInfo) -> list[str] | ForkServer:
+            cold = entry_command(server, session.username)
             if warm is None:
-                return entry_command(server, session.username)
-            return launch_command(warm, server, session.username)
+                return cold
+            return ForkServer(warm, cold, {"name": session.username})
 
         limits = DoorLimits(sessions_per_address=args.sessions_per_address,
                             total_sessions=args.max_sessions,
@@ -284,7 +287,7 @@ async def warm_process(server: str, cold: bool) -> AsyncIterator[str | None]:
     with tempfile.TemporaryDirectory(prefix="cardtui-warm-") as private:  # mode 0700
         path = os.path.join(private, "warm.sock")
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui.ssh_entry", "--server", server, "--warm", path,
+            sys.executable, "-m", "tui.warmstart", "--server", server, path,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             # Sessions fork from it and inherit this: the minimal environment, not the server's.
             env={**session_environment(), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})

@@ -13,15 +13,22 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
+from textual.widgets import Button, DataTable, Label, Select, Static
 
 from engine.games import GAME_NAMES, GAMES
-from netplay.relay.wire import parse_room_code
+from netplay.relay.wire import ROOM_CODE_LENGTH, format_room_code, parse_room_code
 from netplay.table.service import TableInfo, TableRequest, TablesClient
 from tui.literal import literal
+from tui.widgets.bars import KeyLine, TitleBar
 
 REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
 STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
+# Fixed widths, not measured: a DataTable that measures rows drawn before it measured them
+# keeps drawing them cut to the width of the headings (Textual 8.2).
+COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
+           ("Game", max(len(name) for name in GAME_NAMES)),
+           ("Seats", len("4/4")), ("People", 3), ("Watching", 3),
+           ("State", max(len(words) for words in STATE_WORDS.values())))
 
 
 class NewTableDialog(ModalScreen[TableRequest | None]):
@@ -145,7 +152,7 @@ class LobbyScreen(Screen[None]):
         self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         # A user name is whatever the SSH client sent: shown as plain text, never as markup.
         yield Static(Text(f"Tables on this server — you are {self.player_name}"),
                      id="lobby-title")
@@ -154,12 +161,13 @@ class LobbyScreen(Screen[None]):
                      id="lobby-help")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield Static("Loading the tables…", id="lobby-status")
-        yield Footer()
+        yield KeyLine()
 
     def on_mount(self) -> None:
         self.app.sub_title = "lobby"
         table = self.query_one(DataTable)
-        table.add_columns("Table", "Game", "Seats", "People", "Watching", "State")
+        for label, width in COLUMNS:
+            table.add_column(label, width=max(len(label), width))
         table.focus()
         self.watch_listing()
 

@@ -1,0 +1,148 @@
+"""The state of one networked seat, declared once for all the seat's parts.
+
+`RemoteSession` is made of parts (netplay/seat/remote.py, checks.py and mental.py) that read and
+set one seat's view, ledger and chain. `SeatState` declares that state, field by field, and the
+methods one part calls on another, so each part is type-checked against the same declaration
+instead of assuming what the others define.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from engine.house import STANDARD, HouseRules
+from engine.match import Round
+from netplay.fair import FairnessError, PublicIdentity, TranscriptChain
+from netplay.fair.mental_play import MentalPlay
+from netplay.protocol import ChainHead, RoundLedger
+from netplay.relay.client import RelayConnection
+from netplay.seat.keyfile import SeatIdentity
+from netplay.session.events import GameSession, SeatInfo
+
+
+@dataclass
+class SeatState(GameSession, ABC):
+    """One seat's state, and the methods the seat's parts call on one another."""
+
+    url: str = ""
+    room: str | None = None
+    name: str = "player"
+    sign: str | None = None
+    watch: bool = False
+    owner: bytes | None = None
+    identity_path: Path | None = None
+    result_path: Path | None = None
+    tls: ssl.SSLContext | None = None
+    identity: SeatIdentity = field(default_factory=SeatIdentity)
+    expect: str | None = None  # the host fingerprint a person was given (`join --expect`)
+    refused: str | None = None  # why this seat left a table it did not expect
+    _checking_host: bool = False
+    _rejoin: bool = False  # joined as a watcher until the host's key is the expected one
+    view: Round | None = None
+    round_number: int = 0
+    seats: tuple[SeatInfo, ...] = ()
+    target: int = 0
+    house: HouseRules = STANDARD  # the table's, from its welcome: every move is checked by them
+    trusted: bool = True
+    result: dict[str, Any] | None = None
+    moves_seen: int = 0
+    table: str = ""
+    host_id: PublicIdentity | None = None
+    ids: list[PublicIdentity | None] = field(default_factory=list)
+    lobby_ids: list[PublicIdentity | None] | None = None  # each seat's key in the last lobby
+    chain: TranscriptChain | None = None
+    chain_no: int = -1
+    phase: str = "marker"  # marker: waiting for a resync; catchup: replaying; live
+    ledger: RoundLedger | None = None
+    failures: list[str] = field(default_factory=list)
+    verdicts: list[str] = field(default_factory=list)
+    _heads: dict[str, ChainHead] = field(default_factory=dict)
+    _sent: set[tuple[str, int, int]] = field(default_factory=set)
+    _digests: dict[int, bytes] = field(default_factory=dict)  # round -> its transcript digest
+    _out: list[bytes] = field(default_factory=list)
+    _conn: RelayConnection | None = None
+    _http: aiohttp.ClientSession | None = None
+    _task: asyncio.Task[None] | None = None
+    _started_match: bool = False
+    mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
+    _shown: int = 0  # the moves of that round shown so far
+    dealing: str = ""  # "mental" or "trusted", as the welcome says (FAIRNESS.md A9)
+    allow_trusted: bool = True  # `join` refuses a trusted dealer unless --allow-trusted-dealer
+    away_timeout: int | None = None  # the table's away time, from its welcome
+    _mental_mark: tuple[int, int] = (-1, 0)  # the last host message mental poker took
+    _handed: set[int] = field(default_factory=set)  # seats whose key was handed to the host
+    _lost: bool = False  # this process lost its round key (it started again mid-deal)
+    _told_lost: bool = False
+    _unacked: list[tuple[int, int, bytes]] = field(default_factory=list)  # (chain, seq, frame)
+    _signed_here: set[bytes] = field(default_factory=set)  # digests this process signed
+    _turn_task: asyncio.Task[None] | None = None
+    _timed_out: tuple[int, int] | None = None  # the position whose timer this client answered
+    _handing_over: asyncio.Event = field(default_factory=asyncio.Event)
+    is_owner: bool = False
+    turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
+    turn_since: float | None = None  # when this client saw the current turn begin
+    gone: str | None = None  # why the session ended for good without a result
+    chat_log: list[str] = field(default_factory=list)
+    _welcome: asyncio.Event = field(default_factory=asyncio.Event)
+    _retry: asyncio.Task[None] | None = None
+
+    # -- netplay/seat/remote.py -----------------------------------------------
+
+    @abstractmethod
+    def _on_host_message(self, msg: dict[str, Any]) -> None:
+        """Act on one message of the host's chain, accepted and in order."""
+
+    # -- netplay/seat/checks.py -----------------------------------------------
+
+    @abstractmethod
+    def _fault(self, exc: FairnessError) -> None:
+        """Show a failed check now and keep it for the round's verdict."""
+
+    @abstractmethod
+    def _append_inner(self, sender: int | str, wire: Any) -> bytes:
+        """A seat's message carried in the host's envelope, checked against the seat's chain."""
+
+    # -- netplay/seat/mental.py -----------------------------------------------
+
+    @abstractmethod
+    def _on_mental_deal(self, msg: dict[str, Any]) -> None:
+        """Start this seat's part in a round dealt by mental poker."""
+
+    @abstractmethod
+    def _on_mental_fwd(self, seat: int, wire: Any) -> None:
+        """A seat's own signed mental-poker message, forwarded by the host."""
+
+    @abstractmethod
+    def _on_mental_host(self, msg: dict[str, Any]) -> None:
+        """A message of the host's key for its bots, or of a key handed over to the host."""
+
+    @abstractmethod
+    def _on_mental_void(self, msg: dict[str, Any]) -> None:
+        """The host voided the deal in play: deal the round again."""
+
+    @abstractmethod
+    def _mental_synced(self) -> None:
+        """Caught up: send again what the host has not forwarded, and what is owed now."""
+
+    @abstractmethod
+    def _mental_submit(self, move: Any) -> None:
+        """Make this seat's move in a round dealt by mental poker."""
+
+    @abstractmethod
+    def _handover(self) -> bool:
+        """Sign this seat's round key, sealed to the host, into its chain, if a deal needs it."""
+
+    @abstractmethod
+    async def _turn_clock(self) -> None:
+        """Move with the seat's bot when its own turn timer runs out on a mental table."""
+
+    @abstractmethod
+    async def submit(self, move: Any) -> None:
+        """Check `move` with this client's engine, then propose it."""

@@ -1,0 +1,305 @@
+"""The warm process of `cardtui serve`: it pays for Python, Textual and the lobby once, and forks.
+
+Run as `python -m tui.warmstart --server http://127.0.0.1:7777 SOCKET`; it serves until its
+stdin closes.
+
+Starting Python and importing Textual costs a session about half a CPU-second, and a first app
+in a process parses every stylesheet and fills Textual's caches. The warm process does all of
+that once, drawing a lobby nobody sees, and then forks a child per session that shares the
+pages and starts drawing at once.
+
+Whoever connects to the warm process's Unix socket sends a JSON request ({"name", "env"}) with
+either one descriptor, the slave side of the session's pty, which the child makes its
+controlling terminal (the SSH door), or three, its stdin, stdout and stderr (a launcher, see
+tui.commands.serve.launch). The warm process answers with the child's pid on a line; the child
+writes its exit status on a line before it exits. The child ends when the connection closes;
+any byte that arrives on it means the terminal was resized.
+
+Sessions take turns drawing their first lobby, a few at a time (`Turns`): under a burst of
+visitors they reach the lobby one after another instead of all of them late.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import gc
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import termios
+import threading
+import time
+import traceback
+from collections import deque
+from typing import Any
+
+FORWARDED_ENV = ("TERM", "LANG", "LC_ALL", "COLORTERM")
+REQUEST_SECONDS = 5.0  # a client that says nothing must not stall the rest
+# Sessions drawing their first lobby at once: one per core keeps the cores busy without
+# splitting them among everyone (a session waiting on the tables API gives its core up).
+DRAWING_AT_ONCE = max(2, os.cpu_count() or 1)
+# A session that has not drawn its lobby within this lets the next one start anyway.
+TURN_SECONDS = 2.0
+WARM_UP_SECONDS = 10.0
+
+
+def serve_warm(path: str, server: str) -> int:
+    """Fork a lobby app for every request on the Unix socket at path, until stdin closes."""
+    prepare(server)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    os.chmod(path, 0o600)
+    listener.listen(128)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at the server's terminal is its to handle
+    turns = Turns(DRAWING_AT_ONCE, TURN_SECONDS)
+    print("warm", flush=True)
+    while True:
+        # The server holds our stdin: when it goes, so do we.
+        ready, _, _ = select.select([listener, sys.stdin, *turns.drawing], [], [],
+                                    turns.timeout())
+        if sys.stdin in ready:
+            return 0
+        turns.finished([s for s in ready if s in turns.drawing])
+        if listener in ready:
+            _accept(listener, turns, server)
+        turns.expire()
+
+
+def _accept(listener: socket.socket, turns: Turns, server: str) -> None:
+    """Take one request from the socket and fork its session's app."""
+    conn, _ = listener.accept()
+    conn.settimeout(REQUEST_SECONDS)
+    fds: list[int] = []
+    try:
+        message, fds, _, _ = socket.recv_fds(conn, 4096, 3)
+        request = json.loads(message)
+    except (OSError, ValueError):
+        request = None
+    if len(fds) not in (1, 3) or not isinstance(request, dict):
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+        return
+    ours, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            listener.close()
+            ours.close()
+            turns.forget()
+            conn.settimeout(None)
+            code = _run_forked(conn, fds, request, server, theirs)
+        except BaseException:  # noqa: BLE001  (whatever went wrong, the child ends here)
+            traceback.print_exc()
+        finally:
+            os._exit(code)  # never back into the warm process's loop
+    theirs.close()
+    for fd in fds:
+        os.close(fd)
+    try:
+        conn.sendall(f"{pid}\n".encode())
+    except OSError:
+        pass  # the requester left; the child notices the closed connection and ends
+    conn.close()
+    turns.add(ours)
+
+
+class Turns:
+    """New sessions draw their first lobby a few at a time, in the order they came."""
+
+    def __init__(self, at_once: int, seconds: float) -> None:
+        self.at_once = at_once
+        self.seconds = seconds
+        self.waiting: deque[socket.socket] = deque()
+        self.drawing: dict[socket.socket, float] = {}
+
+    def add(self, turn: socket.socket) -> None:
+        """Queue a new session (the other end of turn is its); start it if there is room."""
+        self.waiting.append(turn)
+        self._start_next()
+
+    def finished(self, turns: list[socket.socket]) -> None:
+        """Note that these sessions drew their lobby (or ended) and start the next ones."""
+        for turn in turns:
+            self._end(turn)
+        self._start_next()
+
+    def expire(self) -> None:
+        """Let the next sessions start in place of those whose turn has run out."""
+        now = time.monotonic()
+        for turn in [t for t, deadline in self.drawing.items() if deadline <= now]:
+            self._end(turn)
+        self._start_next()
+
+    def timeout(self) -> float | None:
+        """Return the seconds until the next turn runs out (None: nobody is drawing)."""
+        if not self.drawing:
+            return None
+        return max(0.0, min(self.drawing.values()) - time.monotonic())
+
+    def forget(self) -> None:
+        """Close every turn (in a child: they are the warm process's, not its)."""
+        for turn in [*self.waiting, *self.drawing]:
+            turn.close()
+        self.waiting.clear()
+        self.drawing.clear()
+
+    def _end(self, turn: socket.socket) -> None:
+        del self.drawing[turn]
+        turn.close()
+
+    def _start_next(self) -> None:
+        while self.waiting and len(self.drawing) < self.at_once:
+            turn = self.waiting.popleft()
+            try:
+                turn.send(b"g")
+            except OSError:  # that session is gone already
+                turn.close()
+                continue
+            self.drawing[turn] = time.monotonic() + self.seconds
+
+
+def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], server: str,
+                turn: socket.socket) -> int:
+    """Become the session's app on the terminal in fds once it is our turn; the exit status."""
+    from tui.ssh_entry import run_app
+
+    code = 1
+    try:
+        os.setsid()  # signals meant for the warm process must not reach sessions
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if len(fds) == 1:
+            fcntl.ioctl(fds[0], termios.TIOCSCTTY, 0)  # the session's pty is our terminal now
+            fds = fds * 3
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in set(fds) - {0, 1, 2}:
+            os.close(fd)
+        environment = request.get("env", {})
+        if isinstance(environment, dict):
+            os.environ.update({k: str(v) for k, v in environment.items() if k in FORWARDED_ENV})
+        # The streams were made for the warm process's pipes; the app needs the terminal's.
+        sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        threading.Thread(target=_follow_requester, args=(conn,), daemon=True).start()
+        turn.recv(1)  # our turn (or the warm process is gone: then nobody waits for one)
+
+        def drawn() -> None:
+            try:
+                turn.send(b"d")
+            except OSError:
+                pass
+            turn.close()
+
+        code = run_app(server, str(request.get("name", "player")), settings=_SETTINGS,
+                       on_drawn=drawn)
+    finally:
+        try:
+            conn.sendall(f"{code}\n".encode())
+        except OSError:
+            pass
+    return code
+
+
+def _follow_requester(conn: socket.socket) -> None:
+    """Turn each byte from the requester into SIGWINCH, and end the app when it hangs up."""
+    while True:
+        try:
+            data = conn.recv(64)
+        except OSError:
+            data = b""
+        if not data:
+            os._exit(0)  # the session is gone: nobody is watching
+        os.kill(os.getpid(), signal.SIGWINCH)
+
+
+_SETTINGS: Any = None
+
+
+def prepare(server: str) -> None:
+    """Import, parse and draw once what every session needs, so children start from it."""
+    global _SETTINGS
+    from textual.drivers.linux_driver import LinuxDriver  # noqa: F401
+
+    from tui.screens import hekata, zodiak  # noqa: F401
+    from tui.settings import load_settings
+
+    _SETTINGS = load_settings()  # the operator's settings, read once rather than per session
+    share_parsed_css()
+    try:
+        _draw_lobby_once(server)
+    except Exception:  # noqa: BLE001  (sessions still start, only less warm)
+        traceback.print_exc()
+    gc.collect()
+    gc.freeze()  # keeps the collector from touching, and so copying, the shared pages
+
+
+def _draw_lobby_once(server: str) -> None:
+    """Run the lobby app without a terminal until it has shown the tables, then quit it."""
+    from textual.pilot import Pilot
+
+    from netplay.table.service import TablesClient
+    from tui.ssh_entry import ServerApp
+
+    app = ServerApp(TablesClient(server), "warm-up", settings=_SETTINGS)
+    drawn = threading.Event()
+    app.on_drawn = drawn.set
+
+    async def leave_when_drawn(pilot: Pilot[Any]) -> None:
+        deadline = time.monotonic() + WARM_UP_SECONDS
+        while not drawn.is_set() and time.monotonic() < deadline:
+            await pilot.pause(0.02)
+        await pilot.pause()
+        pilot.app.exit()
+
+    app.run(headless=True, size=(80, 24), auto_pilot=leave_when_drawn)
+
+
+def share_parsed_css() -> None:
+    """Parse each stylesheet once per process instead of once per app and again per new widget.
+
+    Textual re-parses every source whenever a widget class brings new CSS, into a cache that
+    dies with that stylesheet. The parsed rules are not changed after parsing, so one cache
+    keyed by the source and the variables it was parsed with serves every app.
+    """
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules
+    if getattr(parse_rules, "shared", False):
+        return
+    parsed: dict[tuple[Any, ...], Any] = {}
+
+    def shared_parse_rules(self: Stylesheet, css: str, read_from: Any,
+                           is_default_rules: bool = False, tie_breaker: int = 0,
+                           scope: str = "") -> Any:
+        key = (css, read_from, is_default_rules, tie_breaker, scope,
+               tuple(sorted(self._variables.items())))
+        rules = parsed.get(key)
+        if rules is None:
+            rules = parsed[key] = parse_rules(self, css, read_from, is_default_rules,
+                                              tie_breaker, scope)
+        return rules
+
+    shared_parse_rules.shared = True  # type: ignore[attr-defined]
+    Stylesheet._parse_rules = shared_parse_rules  # type: ignore[method-assign]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Be the process sessions fork from."""
+    parser = argparse.ArgumentParser(prog="python -m tui.warmstart", description=__doc__)
+    parser.add_argument("--server", required=True, help="the server's HTTP address")
+    parser.add_argument("socket", help="the Unix socket to listen on (it must not exist)")
+    args = parser.parse_args(argv)
+    return serve_warm(args.socket, args.server)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
