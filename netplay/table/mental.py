@@ -64,7 +64,7 @@ class HostMental(TableState):
         # A person who is not here when the round starts sits it out: the bots' key plays it.
         self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None}
         self.handed = set()
-        self.deal_moves = 0
+        self.deal_moves = self.deal_shown = 0
         self.mental = play = self._mental_play(number, 0)
         self.state = None
         self.round_scored = False
@@ -86,7 +86,7 @@ class HostMental(TableState):
         self.stand_ins |= set(away)
         self.handed = set()
         self.moves_made -= self.deal_moves  # a voided deal's moves never happened
-        self.deal_moves = 0
+        self.deal_moves = self.deal_shown = 0
         epoch = play.mental.epoch
         await self._broadcast("mp_void", round=self.round_number, epoch=epoch, away=away)
         named = ", ".join(f"seat {s} ({self.seats[s].name})" for s in away) or "nobody"
@@ -105,7 +105,13 @@ class HostMental(TableState):
         for msg in play.drain():
             body = dict(msg)
             await self._broadcast(body.pop("t"), **body)
-        self.state = play.state
+        self.state = state = play.state
+        if state is not None:  # each move as the host's engine applies it, once its cards open
+            before = self.moves_made - self.deal_moves
+            while self.deal_shown < len(state.history):
+                effect = state.history[self.deal_shown]
+                self.deal_shown += 1
+                self.on_event(f"move {before + self.deal_shown}: {state.describe(effect)}")
         if play.settled() and not self.round_scored:
             await self._end_round()
         self._wake.set()
@@ -136,7 +142,6 @@ class HostMental(TableState):
         if kind == "move" and body.get("epoch") == play.first_epoch:
             self.moves_made += 1
             self.deal_moves += 1
-            self.on_event(f"move {self.moves_made}: seat {index} {str(body.get('move'))[:80]}")
         if lost:  # its process started again without its round key: the deal cannot go on
             await self._locked_void([index], f"seat {index} lost its round key")
             return
@@ -176,7 +181,6 @@ class HostMental(TableState):
         self.moves_made += 1
         self.deal_moves += 1
         self.mental_since = time.monotonic()
-        self.on_event(f"move {self.moves_made}: seat {seat} (the host's bot) {move}")
         await self._mental_flush()
 
     def _overdue(self, now: float) -> tuple[list[int], str]:

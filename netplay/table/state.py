@@ -132,6 +132,7 @@ class TableState(ABC):
     handed: set[int] = field(default_factory=set)  # seats whose round key was handed over
     mental_since: float = 0.0  # when the deal in play last moved on
     deal_moves: int = 0  # moves of the deal in play (not counted if it is voided)
+    deal_shown: int = 0  # moves of the deal in play that the host's engine has applied
     resume_epoch: int | None = None  # a deal to void after a restart: its last epoch
     # "round/epoch/seat" -> [the seat's signed nonce_commit (wire form), the commitment]
     precommits: dict[str, list[Any]] = field(default_factory=dict)
