@@ -22,12 +22,15 @@ sys.path.insert(0, str(ROOT))
 
 from engine.simulate import wilson_interval
 
-# name: (game, players, bots given to the seats in turn, the side whose wins count, chunk)
+# name: (game, players, bots given to the seats in turn, the side whose wins count, chunk,
+# what a chunk plays: --rounds (Hekata: deals) or --matches, whole matches to the game's target)
 FIGURES = {
-    "zodiak-2": ("zodiak", 2, "expert,greedy", "expert", 50),
-    "zodiak-4": ("zodiak", 4, "expert,greedy,greedy,greedy", "expert", 48),
-    "hekata-2": ("hekata", 2, "expert,greedy", "expert", 50),
-    "hekata-4": ("hekata", 4, "expert,greedy", "expert", 48),
+    "zodiak-2": ("zodiak", 2, "expert,greedy", "expert", 50, "--rounds"),
+    "zodiak-4": ("zodiak", 4, "expert,greedy,greedy,greedy", "expert", 48, "--rounds"),
+    "hekata-2": ("hekata", 2, "expert,greedy", "expert", 50, "--rounds"),
+    "hekata-4": ("hekata", 4, "expert,greedy", "expert", 48, "--rounds"),
+    "hekata-2-matches": ("hekata", 2, "expert,greedy", "expert", 50, "--matches"),
+    "hekata-4-matches": ("hekata", 4, "expert,greedy", "expert", 48, "--matches"),
 }
 
 
@@ -43,7 +46,7 @@ def summary(*logs: Path) -> dict[str, dict[str, object]]:
             name = chunk["figure"]
             side = FIGURES[name][3]
             total = totals.setdefault(name, {"rounds": 0, "wins": 0, "no_winner": 0})
-            total["rounds"] += chunk["rounds"]
+            total["rounds"] += chunk.get("matches", chunk["rounds"])
             total["wins"] += chunk["wins"].get(side, 0)
             total["no_winner"] += chunk["no_winner"]
             budgets.setdefault(name, set()).add(chunk["playouts"])
@@ -70,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     """Play the chunks and print the running figures; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--playouts", type=int, default=150, help="expert playouts per move")
-    parser.add_argument("--rounds", type=int, default=500, help="rounds (deals) per figure")
+    parser.add_argument("--chunk", type=int, help="rounds or matches per process (default: the"
+                        " figure's, a whole number of seat rotations)")
+    parser.add_argument("--rounds", type=int, default=500,
+                        help="rounds (deals, or matches for the -matches figures) per figure")
     parser.add_argument("--only", choices=sorted(FIGURES), action="append",
                         help="measure only these figures")
     parser.add_argument("--log", type=Path, default=Path("bench_expert.jsonl"))
@@ -85,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         print_summary(args.log, *args.also)
         return 0
     for name in args.only or list(FIGURES):
-        game, players, bots, _, chunk = FIGURES[name]
+        game, players, bots, _, chunk, unit = FIGURES[name]
+        chunk = args.chunk or chunk
         seed = args.first_seed - 1
         while summary(args.log).get(name, {}).get("rounds", 0) < args.rounds:  # type: ignore[operator]
             seed += 1
@@ -95,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             result = subprocess.run(
                 [sys.executable, "-m", "tui.cli", "sim", game, "--players", str(players),
-                 "--bots", bots, "--rounds", str(chunk), "--rotate", "--seed", str(seed),
+                 "--bots", bots, unit, str(chunk), "--rotate", "--seed", str(seed),
                  "--playouts", str(args.playouts), "--json"],
                 capture_output=True, text=True, check=True, cwd=ROOT)
             line = json.loads(result.stdout)

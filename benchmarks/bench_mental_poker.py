@@ -1,6 +1,6 @@
-"""CPU and message sizes of mental-poker dealing (netplay/fair: docs/FAIRNESS.md).
+"""CPU, latency and message sizes of mental-poker dealing (netplay/fair: docs/FAIRNESS.md).
 
-Run: python benchmarks/bench_mental_poker.py [repeats]
+Run: python benchmarks/bench_mental_poker.py [repeats] [--no-net]
 
 For a 52-card (Zodiak) and a 50-card (Hekata) deck, and a 40-card deck for comparison: CPU per
 shuffle with its proof, per shuffle verification, per decryption share made and checked, per
@@ -12,31 +12,53 @@ cards and the pile's first card opened, its shares of the others' 22 positions m
 whole rounds with the draws, face-up plays and reshuffles of rounds played by greedy bots
 (engine/simulate.py). Zodiak's scoring needs only how many cards each hand holds
 (tui/RULES.md 1.6), so the end of a round opens nothing. Figures are time.process_time medians;
-sizes are exact wire bytes.
+sizes are exact wire bytes. Every timed check starts with this process's caches of checked
+shuffles and shares empty (netplay/fair/deck.py), as in a seat's own process.
+
+Then, on loopback with real sockets and processes: a `cardtui host --mental` host (in this
+process, with its relay) and four people's seats, each its own process running a greedy bot
+(`--seat`), play round 1 of a Zodiak match. Printed: the deal's time from the round's start (the
+host's `deal`) until the last seat has its cards open; each seat process's whole CPU for the
+round; the time from a seat's move to its own move coming back forwarded (one round trip), and
+from a draw to the drawn cards open; the largest message of each kind the host sent, against the
+relay's frame limit; and the load average, as the machine may be shared.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bench_fairness import machine
 
 from engine import zodiak
+from engine.bots import make_bot
 from engine.cards import french_deck, hekata_deck
 from engine.simulate import play_round
+from netplay.fair import SignedMessage
 from netplay.fair.commit import TABLE
 from netplay.fair.context import BOT_PARTY, ProofContext
-from netplay.fair.deck import MentalDeck
+from netplay.fair.deck import VERIFIED, MentalDeck
 from netplay.fair.keys import KEY_ANNOUNCEMENT_SIZE, JointKey, RoundKey
 from netplay.fair.mental_round import MentalRound
-from netplay.fair.shares import SHARE_SIZE
+from netplay.fair.shares import CHECKED, SHARE_SIZE
 from netplay.fair.shuffle import shuffle_size
+from netplay.protocol import inner, unpack
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import RelayLimits, start_relay
+from netplay.seat.remote import RemoteSession
+from netplay.session.events import MoveMade, RoundEnded, RoundStarted
+from netplay.table.host import Host, HostConfig
 
 CONTEXT = ProofContext("bench-table-7c1d", 1, 0)
 PARTIES = (0, 1, 2, BOT_PARTY)  # this client, two more people, and the host's key for a bot
@@ -47,12 +69,32 @@ DECKS = {
 }
 
 
+def uncached() -> None:
+    """Forget every check this process made, so that the next one is timed in full."""
+    VERIFIED.clear()
+    CHECKED.clear()
+
+
 def median_ms(action: Callable[[], object], repeats: int) -> float:
     """The median CPU milliseconds of `action` over `repeats` runs."""
     samples = []
     for _ in range(repeats):
+        uncached()
         start = time.process_time()
         action()
+        samples.append((time.process_time() - start) * 1000)
+    return statistics.median(samples)
+
+
+def median_after(setup: Callable[[], MentalDeck], action: Callable[[MentalDeck], object],
+                 repeats: int) -> float:
+    """The median CPU milliseconds of `action` on a deck made by `setup` (not timed)."""
+    samples = []
+    for _ in range(repeats):
+        deck = setup()
+        uncached()
+        start = time.process_time()
+        action(deck)
         samples.append((time.process_time() - start) * 1000)
     return statistics.median(samples)
 
@@ -73,8 +115,18 @@ def deck_figures(name: str, cards: list[str], repeats: int) -> None:
     prove = median_ms(lambda: fresh().shuffle(0), repeats)
     wire = fresh().shuffle(0)
     verify = median_ms(lambda: fresh().accept_shuffle(0, wire), repeats)
+
+    def second() -> MentalDeck:  # a deck at step 1: its inputs are no longer the open deck
+        deck = fresh()
+        deck.accept_shuffle(0, wire)
+        return deck
+
+    wire_later = second().shuffle(1)
+    prove_later = median_after(second, lambda deck: deck.shuffle(1), repeats)
+    verify_later = median_after(second, lambda deck: deck.accept_shuffle(1, wire_later), repeats)
     print(
-        f"{name}: shuffle+proof {prove:.1f} ms, verification {verify:.1f} ms, "
+        f"{name}: shuffle+proof {prove:.1f} ms, verification {verify:.1f} ms (first of the "
+        f"chain); later steps {prove_later:.1f} ms and {verify_later:.1f} ms; "
         f"message {len(wire)} bytes (= {shuffle_size(len(cards))})"
     )
 
@@ -143,6 +195,8 @@ class Client:
         self.cpu = 0.0
 
     def timed(self, party: int, action: Callable[[], Any]) -> Any:
+        if party == 0:
+            uncached()  # party 0 checks nothing another party of this process checked first
         start = time.process_time()
         result = action()
         if party == 0:
@@ -217,9 +271,124 @@ def client_round_ms(events: RoundEvents | None) -> float:
     return client.cpu * 1000
 
 
+# -- on loopback, with real processes and sockets ---------------------------------------
+
+SEATS = 4
+
+
+class TimedHost(Host):
+    """The real host, noting when each round's deal starts."""
+
+    deal_started: dict[int, float]
+
+    async def _mental_deal(self, number: int) -> None:
+        self.deal_started[number] = time.monotonic()
+        await super()._mental_deal(number)
+
+
+class TimedSeat(RemoteSession):
+    """A real seat, noting when each of its own moves comes back forwarded by the host."""
+
+    echoes: list[float]
+
+    def _on_mental_fwd(self, seat: int, wire: Any) -> None:
+        if seat == self.my_seat and inner(SignedMessage.from_wire(wire).payload)["t"] == "move":
+            self.echoes.append(time.monotonic())
+        super()._on_mental_fwd(seat, wire)
+
+
+async def seat_main(url: str, out: Path) -> None:
+    """One person's seat played by a greedy bot until round 1 ends; its figures go to `out`."""
+    session = TimedSeat(game="", url=url, room=None, name=out.stem)
+    session.echoes = []
+    cpu_start = time.process_time()
+    await session.start()
+    await session.set_ready(True)
+    bot = make_bot("greedy", hash(out.stem) & 0xFFFF)
+    figures: dict[str, Any] = {"plays": [], "draws": [], "echoes": []}
+    submitted: tuple[float, Any] | None = None
+    async for event in session.events():
+        if isinstance(event, RoundStarted) and event.number == 1:
+            figures["round_started"] = time.monotonic()
+        if isinstance(event, RoundEnded):
+            break
+        if isinstance(event, MoveMade) and submitted is not None and event.seat == session.my_seat:
+            took = time.monotonic() - submitted[0]
+            figures["draws" if isinstance(event.move, zodiak.Draw) else "plays"].append(took)
+            submitted = None
+        view = session.view
+        if (view is None or view.round_over or view.turn != session.my_seat
+                or submitted is not None or not session.queue.empty()
+                or (session.mental is not None and session.mental.moves)):
+            continue
+        move = bot.choose(view.view(session.my_seat))
+        submitted = (time.monotonic(), move)
+        echoes = len(session.echoes)
+        await session.submit(move)
+        figures["echo_from"] = figures.get("echo_from", []) + [(submitted[0], echoes)]
+    figures["echoes"] = [session.echoes[i] - t for t, i in figures.get("echo_from", [])
+                         if i < len(session.echoes)]
+    figures["cpu_ms"] = (time.process_time() - cpu_start) * 1000
+    out.write_text(json.dumps(figures))
+    await session.close()
+
+
+async def net_figures() -> None:
+    """Round 1 of a four-person Zodiak match on loopback: deal time, round trips, sizes."""
+    running = await start_relay("127.0.0.1", 0, single_room=True)
+    url = f"ws://127.0.0.1:{running.port}/ws"
+    conn = await RelayConnection.open_room(url)
+    host = TimedHost(HostConfig(game="zodiak", players=SEATS, seed=7, mental=True))
+    host.deal_started = {}
+    host.on_event = lambda line: None
+    serving = asyncio.create_task(host.serve(conn))
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = [Path(tmp) / f"seat{i}.json" for i in range(SEATS)]
+        procs = [await asyncio.create_subprocess_exec(sys.executable, __file__, "--seat", url,
+                                                      str(out)) for out in outs]
+        for proc in procs:
+            await proc.wait()
+        seats = [json.loads(out.read_text()) for out in outs]
+    sizes: dict[str, int] = {}
+    for body in host._prev_log + host.log:
+        kind = str(inner(SignedMessage.from_wire(unpack(body)["m"]).payload).get("t"))
+        if kind == "fwd":
+            forwarded = unpack(body)["m"]
+            kind = "fwd " + str(inner(SignedMessage.from_wire(
+                inner(SignedMessage.from_wire(forwarded).payload)["m"]).payload).get("t"))
+        sizes[kind] = max(sizes.get(kind, 0), len(body))
+    serving.cancel()
+    await conn.close()
+    await running.close()
+    deal = max(seat["round_started"] for seat in seats) - host.deal_started[1]
+    plays = [t for seat in seats for t in seat["plays"]]
+    draws = [t for seat in seats for t in seat["draws"]]
+    echoes = [t for seat in seats for t in seat["echoes"]]
+    print(f"loopback, {SEATS} seat processes and the host (load average before "
+          f"{load[0]:.1f}, after {os.getloadavg()[0]:.1f}):")
+    print(f"  deal complete {deal * 1000:.0f} ms after the round's start (every seat's cards"
+          " open)")
+    print(f"  seat process CPU for its round (everything: crypto, engine, network, bot): median"
+          f" {statistics.median(seat['cpu_ms'] for seat in seats):.0f} ms")
+    print(f"  own move forwarded back (one round trip): median"
+          f" {statistics.median(echoes) * 1000:.1f} ms over {len(echoes)};"
+          f" face-up play shown: median {statistics.median(plays) * 1000:.1f} ms;"
+          f" draw until its cards are open: median"
+          f" {statistics.median(draws) * 1000 if draws else float('nan'):.1f} ms over"
+          f" {len(draws)}")
+    limit = RelayLimits().max_frame_bytes
+    print(f"  largest host message of each kind (bytes; relay frame limit {limit}): "
+          + ", ".join(f"{kind} {size}" for kind, size in sorted(sizes.items())))
+
+
 def main() -> None:
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    print(f"machine: {machine()}")
+    if sys.argv[1:2] == ["--seat"]:
+        asyncio.run(seat_main(sys.argv[2], Path(sys.argv[3])))
+        return
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    repeats = int(args[0]) if args else 5
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
     for name, cards in DECKS.items():
         deck_figures(name, cards, repeats)
     opening_figures(repeats)
@@ -240,8 +409,11 @@ def main() -> None:
         f"{statistics.median(totals):.0f} ms CPU, worst {totals[-1]:.0f} ms (per round on average "
         f"{mean.others_played} cards played by others and {mean.own_played} by this client, "
         f"{mean.others_drew} drawn by others and {mean.own_drew} by it; "
-        f"{len(mean.reshuffles)} reshuffle(s) in 20 rounds)"
+        f"{len(mean.reshuffles)} reshuffle(s) in 20 rounds); load average "
+        f"{os.getloadavg()[0]:.1f}"
     )
+    if "--no-net" not in sys.argv:
+        asyncio.run(net_figures())
 
 
 if __name__ == "__main__":

@@ -178,13 +178,13 @@ def main() -> None:
             report(args, run_on_relay(args, tmp))
         return
     with tempfile.TemporaryDirectory() as tmp:
-        host = subprocess.Popen(
+        host_log = os.path.join(tmp, "host.log")
+        host = start(
             [sys.executable, "-m", "tui.cli", "host", "--headless", "--game", args.game,
              "--port", str(port), "--bind", "127.0.0.1", "--seed", "1", "--speed", "0",
-             "--save", os.path.join(tmp, "hosted.json")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "--save", os.path.join(tmp, "hosted.json")], host_log)
         try:
-            wait_for_port(port)
+            wait_for_line(host_log, r"room \S+ open")  # listening comes before the room
             trips = asyncio.run(measure(port, args.moves))
         finally:
             host.terminate()

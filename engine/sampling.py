@@ -5,8 +5,15 @@ stock. The seat knows more than which cards are hidden: a card it saw on the
 pile before a reshuffle can only be in the stock or in the hand of someone who
 drew after that reshuffle. `ZodiakBelief` replays the view's history to give
 every hidden card and every hidden slot a *pool* (0: never seen; k: the k-th
-reshuffle) and deals each pool's cards only into that pool's slots. Draws tell
-nothing more: RULES 1.3 lets a player draw while holding a playable card.
+reshuffle) and deals each pool's cards only into that pool's slots.
+
+Moves say something too, read as a player who sheds all it can (the greedy bot,
+always) makes them, though RULES 1.3 allows other play: such a player draws only
+when nothing in hand may start a run, meets a pending ace with an ace when it
+holds one, and stops a run only when nothing in hand may follow. So the cards an
+opponent held when it drew, or kept after a run, are taken to be none of those
+(`excluded` slots), until that opponent plays a card that contradicts it: from
+then on its moves are taken to prove nothing.
 
 Hekata (RULES 2.6): every card played stays in view (on the table or in a
 taken trick), so the hidden cards are the deck less the seat's hand, the table
@@ -20,7 +27,18 @@ from collections import Counter, defaultdict
 
 from engine import hekata, zodiak
 from engine.cards import Card, french_deck, hekata_deck
-from engine.playout import FastHekata, FastZodiak, card_index
+from engine.playout import (
+    ACES,
+    EIGHTS,
+    FOLLOW,
+    RANK,
+    RANK_MASK,
+    SUIT,
+    SUIT_MASK,
+    FastHekata,
+    FastZodiak,
+    card_index,
+)
 
 STOCK = -1  # the owner of the stock's slots
 
@@ -38,6 +56,8 @@ class ZodiakBelief:
         self.slots: dict[tuple[int, int], int] = {}
         self.pools: dict[int, list[Card]] = {}
         self.unknown_top_pool: int | None = None
+        # (owner, pool, mask): one hidden slot of `owner` that holds none of the mask's cards.
+        self.excluded: list[tuple[int, int, int]] = []
         if not self._replay():
             self._uniform()
 
@@ -48,6 +68,7 @@ class ZodiakBelief:
         self.slots[(STOCK, 0)] = len(view.stock)
         self.pools = {0: list(self.hidden)}
         self.unknown_top_pool = None
+        self.excluded = []
 
     def _replay(self) -> bool:
         """Follow the history from the deal; False when it does not add up to the view."""
@@ -68,11 +89,15 @@ class ZodiakBelief:
         pile: list[Card | None] = [view.pile[0] if top_known else None]
         pool_of: dict[Card, int] = {}
         owned: list[Counter[int]] = [Counter({0: start[s]}) for s in range(n)]
+        held = [_Slots(start[s]) for s in range(n)]
         current, pools_made, unknown_top_pool = 0, 0, None
+        declared: str | None = None
+        penalty_from_ace = forced = False  # a pending ace; a pending zodiac card (no defence)
         for effect in view.history:
             seat = effect.seat
             if isinstance(effect.move, zodiak.Run):
-                for card in effect.move.cards:
+                cards = effect.move.cards
+                for card in cards:
                     if seat != me:
                         pool = pool_of.pop(card, 0)
                         if not owned[seat][pool] and unknown_top_pool is not None \
@@ -81,8 +106,18 @@ class ZodiakBelief:
                         if not owned[seat][pool]:
                             return False
                         owned[seat][pool] -= 1
+                        held[seat].play(pool, card_index(card))
                     pile.append(card)
+                if seat != me:
+                    held[seat].exclude(_left_unplayed(cards, pile[-len(cards) - 1], declared,
+                                                      view.zodiac_card(seat)))
+                declared = effect.move.declared
+                penalty_from_ace = len(cards) == 1 and cards[0].rank == 1
+                forced = len(cards) == 1 and cards[0] == view.zodiac_card(seat)
                 continue
+            if seat != me and not forced:
+                held[seat].exclude(_could_start(pile[-1], declared, penalty_from_ace))
+            penalty_from_ace = forced = False
             count = len(effect.drawn)
             if effect.reshuffles:
                 before, old = stock_size, current
@@ -110,6 +145,7 @@ class ZodiakBelief:
                     pool_of.pop(got, None)
                 else:
                     owned[seat][pool] += 1
+                    held[seat].draw(pool)
         if stock_size != len(view.stock) or [x for x in pile if x is not None] != view.pile:
             return False
         if any(sum(owned[s].values()) != len(view.hands[s]) for s in range(n) if s != me):
@@ -122,6 +158,9 @@ class ZodiakBelief:
             pools[pool_of.get(card, 0)].append(card)
         self.pools = dict(pools)
         self.unknown_top_pool = unknown_top_pool
+        self.excluded = sorted(((s, pool, mask) for s in range(n) if s != me
+                                for pool, mask in held[s].slots if mask),
+                               key=lambda slot: -slot[2].bit_count())
         return True
 
     def sample(self, rng: random.Random) -> FastZodiak:
@@ -134,8 +173,16 @@ class ZodiakBelief:
         for cards in pools.values():
             rng.shuffle(cards)
         dealt: dict[int, list[int]] = defaultdict(list)
+        left = dict(self.slots)
+        for owner, pool, mask in self.excluded:  # most restricted first
+            cards = pools.get(pool, [])
+            for at in range(len(cards) - 1, -1, -1):
+                if not mask >> card_index(cards[at]) & 1:
+                    dealt[owner].append(card_index(cards.pop(at)))
+                    left[(owner, pool)] -= 1
+                    break
         spare_slots: list[int] = []
-        for (owner, pool), count in self.slots.items():
+        for (owner, pool), count in left.items():
             cards = pools.get(pool, [])
             take = min(count, len(cards))
             dealt[owner].extend(card_index(c) for c in cards[len(cards) - take:])
@@ -163,6 +210,65 @@ class ZodiakBelief:
         fast.winner = -1 if view.winner is None else view.winner
         fast.idle = view.idle_turns
         return fast
+
+
+def _could_start(top: Card | None, declared: str | None, penalty_from_ace: bool) -> int:
+    """The cards that could have begun a run when a player drew instead (0: not known)."""
+    if penalty_from_ace:
+        return ACES
+    if top is None:
+        return 0
+    if declared is not None:
+        return SUIT_MASK["SHDC".index(declared)] | EIGHTS
+    top_index = card_index(top)
+    return SUIT_MASK[SUIT[top_index]] | RANK_MASK[RANK[top_index]] | EIGHTS
+
+
+def _left_unplayed(cards: tuple[Card, ...], top: Card | None, declared: str | None,
+                   zodiac_card: Card) -> int:
+    """The cards a player who shed as much as it could cannot have kept after playing `cards`.
+
+    Every card added to a run sheds one more, so such a player stops a run only when no card
+    in hand may follow its last card (RULES 1.3), and plays a lone wild eight only when nothing
+    else could start a run. A lone ace or zodiac card is played for its effect and says nothing.
+    """
+    first = cards[0]
+    if len(cards) == 1 and (first.rank == 1 or first == zodiac_card):
+        return 0
+    if len(cards) == 1 and first.rank == 8:
+        return _could_start(top, declared, False) & ~EIGHTS
+    return FOLLOW[card_index(cards[-1])]
+
+
+class _Slots:
+    """One opponent's hidden slots as [pool, mask of cards the slot cannot hold]."""
+
+    def __init__(self, count: int) -> None:
+        self.slots = [[0, 0] for _ in range(count)]
+        self.trusted = True  # False once a play contradicts what a draw implied
+
+    def exclude(self, mask: int) -> None:
+        """The player drew rather than play: no slot it holds now holds a card of `mask`."""
+        if self.trusted:
+            for slot in self.slots:
+                slot[1] |= mask
+
+    def draw(self, pool: int) -> None:
+        """A slot drawn from `pool`: it may hold anything there."""
+        self.slots.append([pool, 0])
+
+    def play(self, pool: int, card: int) -> None:
+        """Free a slot of `pool` that may have held `card` (the most restricted one, so that the
+        slots left restrict no more than the history proves)."""
+        fits = [slot for slot in self.slots if slot[0] == pool and not slot[1] >> card & 1]
+        if not fits:
+            self.trusted = False  # it drew while holding a card it could play
+            for slot in self.slots:
+                slot[1] = 0
+            fits = [slot for slot in self.slots if slot[0] == pool]
+            if not fits:
+                return
+        self.slots.remove(max(fits, key=lambda slot: slot[1].bit_count()))
 
 
 class HekataBelief:

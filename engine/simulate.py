@@ -1,4 +1,4 @@
-"""Bot-only rounds, for `cardtui sim`, the benchmarks and the playthrough tests."""
+"""Bot-only rounds and matches, for `cardtui sim`, the benchmarks and the playthrough tests."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine import zodiak
-from engine.bots import bot_view, make_bot
+from engine.bots import Bot, bot_view, make_bot
 from engine.dealer import DealtRound, deal_winner
 from engine.games import game_named
+from engine.house import HouseRules
 from engine.match import Match, Round
 from engine.records import Record
 
@@ -21,13 +22,14 @@ MoveHook = Callable[[Round, int, object], None]
 
 @dataclass(frozen=True)
 class SimResult:
-    """What a simulation produced: wins per bot kind, moves, rounds and time."""
+    """What a simulation produced: wins per bot kind, moves, rounds (or matches) and time."""
 
-    rounds: int
+    rounds: int  # rounds, or matches when `deals` counts the rounds the matches took
     wins: dict[str, int]
     no_winner: int
     moves: int
     seconds: float
+    deals: int = 0
 
     @property
     def average_length(self) -> float:
@@ -66,9 +68,15 @@ def play_round(
     signs = (tuple(rng.choice(zodiak.SIGNS) for _ in range(players))
              if game_named(game).uses_signs else ())
     match = Match(game, players, signs, dealer=dealer)
+    bots = [make_bot(k, rng.randrange(2**32), seconds=seconds, playouts=playouts) for k in kinds]
+    return _play_dealt(match, kinds, bots, rng, on_move)
+
+
+def _play_dealt(match: Match, kinds: Sequence[str], bots: Sequence[Bot], rng: random.Random,
+                on_move: MoveHook | None = None) -> tuple[Record, Round]:
+    """Deal the match's next round and play it with `bots`, one per seat."""
     dealt = DealtRound.deal(match, [f"{k}-{i}" for i, k in enumerate(kinds)], rng)
     state, record = dealt.state, dealt.record
-    bots = [make_bot(k, rng.randrange(2**32), seconds=seconds, playouts=playouts) for k in kinds]
     while not state.round_over:
         seat = state.turn
         assert seat is not None
@@ -107,4 +115,51 @@ def simulate(
     return SimResult(rounds, dict(wins), no_winner, moves, time.perf_counter() - started)
 
 
-__all__ = ["SimResult", "deal_winner", "play_round", "side_name", "simulate", "wilson_interval"]
+MAX_MATCH_ROUNDS = 1000  # a match of blocked rounds (RULES 1.5: no points) never ends: give up
+
+
+def play_match(
+    game: str, players: int, kinds: Sequence[str], rng: random.Random, dealer: int = 0,
+    seconds: float | None = None, playouts: int | None = None, target: int | None = None,
+) -> tuple[Match, int]:
+    """Play a whole match with bots (to the game's target, or `target`); the match and its moves."""
+    signs = (tuple(rng.choice(zodiak.SIGNS) for _ in range(players))
+             if game_named(game).uses_signs else ())
+    match = Match(game, players, signs, dealer=dealer, house=HouseRules(target=target))
+    bots = [make_bot(k, rng.randrange(2**32), seconds=seconds, playouts=playouts) for k in kinds]
+    moves = 0
+    while not match.over and match.rounds_played < MAX_MATCH_ROUNDS:
+        record, state = _play_dealt(match, kinds, bots, rng)
+        moves += len(record.moves)
+        match.end_round(state)
+    return match, moves
+
+
+def simulate_matches(
+    game: str, players: int, matches: int, bot_kinds: Sequence[str], seed: int = 0,
+    rotate: bool = False, seconds: float | None = None, playouts: int | None = None,
+    target: int | None = None,
+) -> SimResult:
+    """Play `matches` whole matches, seated as `simulate` seats rounds; the first dealer rotates."""
+    rng = random.Random(seed)
+    seated = [bot_kinds[i % len(bot_kinds)] for i in range(players)]
+    wins: Counter[str] = Counter()
+    no_winner = moves = deals = 0
+    started = time.perf_counter()
+    for number in range(matches):
+        shift = number // players % players if rotate else 0
+        kinds = seated[players - shift:] + seated[:players - shift]
+        match, played = play_match(game, players, kinds, rng, dealer=number % players,
+                                   seconds=seconds, playouts=playouts, target=target)
+        moves += played
+        deals += match.rounds_played
+        winner = match.winner
+        if winner is None:
+            no_winner += 1
+        else:
+            wins[side_name(game, kinds, winner)] += 1
+    return SimResult(matches, dict(wins), no_winner, moves, time.perf_counter() - started, deals)
+
+
+__all__ = ["SimResult", "deal_winner", "play_match", "play_round", "side_name", "simulate",
+           "simulate_matches", "wilson_interval"]

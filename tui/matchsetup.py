@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ class MatchOptions:
     seed: int | None = None
     speed: float = DEFAULT_SPEED
     house: HouseRules = STANDARD
+    think: float | None = None  # an expert bot's time limit per move; None: the default
 
     def check(self) -> None:
         """Raise IllegalMove with a reason a person can act on if these choices cannot make a match."""
@@ -46,6 +48,8 @@ class MatchOptions:
             raise IllegalMove("your name cannot be empty")
         if self.speed < 0:
             raise IllegalMove("--speed is seconds between bot moves: 0 or more")
+        if self.think is not None and not 0 < self.think < math.inf:
+            raise IllegalMove("--think is seconds per move: more than 0")
         for kind in self.bots:
             if kind not in BOT_KINDS:
                 raise IllegalMove(f"{kind!r} is not a bot: choose {', '.join(BOT_KINDS)}")
@@ -80,16 +84,16 @@ def new_match(options: MatchOptions) -> LocalMatch:
         kind = options.bots[(i - 1) % len(options.bots)]
         seats.append(SeatInfo(BOT_NAMES[i - 1], sign, kind))
     return LocalMatch.new(options.game, seats, my_seat=0, seed=seed, delay=options.speed,
-                          save_path=save_path(), house=options.house)
+                          save_path=save_path(), house=options.house, think=options.think)
 
 
-def resume_match(speed: float = DEFAULT_SPEED) -> LocalMatch:
+def resume_match(speed: float = DEFAULT_SPEED, think: float | None = None) -> LocalMatch:
     """The saved match, or FileNotFoundError if there is none."""
     path = save_path()
     if not path.exists():
         raise FileNotFoundError(f"no saved match at {path}: start one with `cardtui play zodiak`")
     try:
-        return LocalMatch.resume(path, delay=speed)
+        return LocalMatch.resume(path, delay=speed, think=think)
     except (RecordError, ValueError, KeyError, TypeError) as exc:
         raise RecordError(f"the saved match {path} cannot be read ({exc}): move it away to"
                           " start afresh") from exc

@@ -19,7 +19,7 @@ from netplay.protocol import clean_name
 from netplay.relay.client import RelayRefused
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
-from netplay.table.service import TablesClient
+from netplay.table.service import TableInfo, TablesClient
 from tui.app import CardApp
 from tui.literal import literal
 from tui.screens.game import GameScreen
@@ -39,9 +39,11 @@ class ServerApp(CardApp):
 
     def __init__(self, tables: TablesClient, name: str, *, ascii_only: bool = False,
                  settings: Settings | None = None,
-                 on_drawn: Callable[[], None] | None = None) -> None:
+                 on_drawn: Callable[[], None] | None = None,
+                 listing: tuple[list[TableInfo], int] | None = None) -> None:
         super().__init__(None, ascii_only=ascii_only, settings=settings)
         self.tables = tables
+        self.first_listing = listing
         self.player_name = name
         self.owner: bytes | None = None
         self._quitting = False
@@ -53,9 +55,13 @@ class ServerApp(CardApp):
         self.settings = settings
 
 
+    def get_default_screen(self) -> LobbyScreen:
+        # The lobby is the first screen rather than pushed over a blank one: one screen to
+        # compose and draw at start-up instead of two.
+        return LobbyScreen(self.tables, self.player_name, self.first_listing)
+
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # CardApp's own handler would open the start screen as well
-        self.push_screen(LobbyScreen(self.tables, self.player_name))
         if self.on_drawn is not None:
             self.call_after_refresh(self.on_drawn)
 
@@ -104,7 +110,9 @@ class ServerApp(CardApp):
             super().exit()
             return
         self.title = "cardtui"
-        self.switch_screen(LobbyScreen(self.tables, self.player_name))
+        while len(self.screen_stack) > 1:  # back to the lobby underneath, which kept watching
+            self.pop_screen()
+        self.sub_title = "lobby"
 
     def exit(self, result: str | None = None, return_code: int = 0,
              message: object | None = None) -> None:
@@ -122,10 +130,11 @@ class ServerApp(CardApp):
 
 
 def run_app(server: str, name: str, ascii_only: bool = False, settings: Settings | None = None,
-            on_drawn: Callable[[], None] | None = None) -> int:
+            on_drawn: Callable[[], None] | None = None,
+            listing: tuple[list[TableInfo], int] | None = None) -> int:
     """Run the lobby app on this process's terminal until the player quits; the exit status."""
     app = ServerApp(TablesClient(server), clean_name(name, "player"), ascii_only=ascii_only,
-                    settings=settings, on_drawn=on_drawn)
+                    settings=settings, on_drawn=on_drawn, listing=listing)
     app.run()
     return app.return_code or 0
 

@@ -37,7 +37,10 @@ import traceback
 from collections import deque
 from typing import Any
 
-FORWARDED_ENV = ("TERM", "LANG", "LC_ALL", "COLORTERM")
+FORWARDED_ENV = ("TERM", "LANG", "LC_ALL", "COLORTERM", "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM",
+                 "COLUMNS", "ROWS", "TERM_PROGRAM", "TERM_PROGRAM_VERSION")
+# The one driver a request may ask for instead of the terminal's: textual-serve's (the browser door).
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
 REQUEST_SECONDS = 5.0  # a client that says nothing must not stall the rest
 # Sessions drawing their first lobby at once: one per core keeps the cores busy without
 # splitting them among everyone (a session waiting on the tables API gives its core up).
@@ -45,6 +48,9 @@ DRAWING_AT_ONCE = max(2, os.cpu_count() or 1)
 # A session that has not drawn its lobby within this lets the next one start anyway.
 TURN_SECONDS = 2.0
 WARM_UP_SECONDS = 10.0
+# How long a new session waits for the tables before it starts without them (it asks again).
+LISTING_SECONDS = 1.0
+MAX_LISTING_BYTES = 1 << 20
 
 
 def serve_warm(path: str, server: str) -> int:
@@ -185,11 +191,14 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
         environment = request.get("env", {})
         if isinstance(environment, dict):
             os.environ.update({k: str(v) for k, v in environment.items() if k in FORWARDED_ENV})
+            _use_driver(environment.get("TEXTUAL_DRIVER"))
         # The streams were made for the warm process's pipes; the app needs the terminal's.
         sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         threading.Thread(target=_follow_requester, args=(conn,), daemon=True).start()
+        # Asked before our turn, so the answer's wait overlaps the queue's.
+        listing = fetch_listing(server, LISTING_SECONDS)
         turn.recv(1)  # our turn (or the warm process is gone: then nobody waits for one)
 
         def drawn() -> None:
@@ -200,13 +209,50 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
             turn.close()
 
         code = run_app(server, str(request.get("name", "player")), settings=_SETTINGS,
-                       on_drawn=drawn)
+                       on_drawn=drawn, listing=listing)
     finally:
         try:
             conn.sendall(f"{code}\n".encode())
         except OSError:
             pass
     return code
+
+
+def fetch_listing(server: str, timeout: float) -> tuple[list[Any], int] | None:
+    """Return the tables and the listing's version from server's API, or None if it fails.
+
+    Blocking and plain: a first frame that shows the tables needs no second drawing, and this
+    costs a fraction of the app's own HTTP client's first request.
+    """
+    from http.client import HTTPConnection, HTTPException
+    from urllib.parse import urlsplit
+
+    from netplay.table.service import TableInfo
+
+    address = urlsplit(server)
+    connection = HTTPConnection(address.hostname or "127.0.0.1", address.port, timeout=timeout)
+    try:
+        connection.request("GET", "/tables")
+        response = connection.getresponse()
+        data = json.loads(response.read(MAX_LISTING_BYTES)) if response.status == 200 else None
+        if not isinstance(data, dict) or type(data.get("version")) is not int:
+            return None
+        return [TableInfo.from_json(t) for t in data["tables"]], data["version"]
+    except (OSError, HTTPException, ValueError, KeyError, TypeError):
+        return None
+    finally:
+        connection.close()
+
+
+def _use_driver(driver: object) -> None:
+    """Set what Textual read from the environment when the warm process imported it."""
+    import textual.constants
+
+    if driver == WEB_DRIVER:
+        os.environ["TEXTUAL_DRIVER"] = WEB_DRIVER
+        textual.constants.DRIVER = WEB_DRIVER  # type: ignore[misc]
+    textual.constants.COLOR_SYSTEM = os.environ.get(  # type: ignore[misc]
+        "TEXTUAL_COLOR_SYSTEM", textual.constants.COLOR_SYSTEM)
 
 
 def _follow_requester(conn: socket.socket) -> None:
@@ -233,6 +279,7 @@ def prepare(server: str) -> None:
     from tui.settings import load_settings
 
     _SETTINGS = load_settings()  # the operator's settings, read once rather than per session
+    fetch_listing(server, WARM_UP_SECONDS)  # imports what it needs
     share_parsed_css()
     try:
         _draw_lobby_once(server)

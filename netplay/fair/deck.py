@@ -5,19 +5,30 @@ proven shuffle from each shuffler in the agreed order (a shuffle out of turn, tw
 proof that fails is refused and blamed on its sender), and once every shuffler has shuffled,
 opens deck positions with verified decryption shares. It holds no secret: a party passes its
 own `RoundKey` to the calls that need it.
+
+A process that holds two views of one table (`cardtui host` with its own seat: the host's view
+and the seat's) would check each shuffle twice; `VERIFIED` remembers the shuffles this process
+has checked, by a hash of everything the check depends on (context, party, step, joint key,
+inputs and the exact bytes received), so the second view takes the outputs the first checked.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
-from netplay.fair.commit import LOCAL, FairnessError
+from netplay.fair.commit import LOCAL, FairnessError, encode_parts
 from netplay.fair.context import ProofContext
-from netplay.fair.elgamal import CardBook, Ciphertext, open_deck
+from netplay.fair.elgamal import CardBook, Ciphertext, encode_ciphertexts, open_deck
 from netplay.fair.group import Point
 from netplay.fair.keys import JointKey, RoundKey
 from netplay.fair.shares import DecryptionShare, make_share, open_card, own_share
 from netplay.fair.shuffle import Shuffle, shuffle_deck, verify_shuffle
+
+VERIFIED: OrderedDict[bytes, tuple[Ciphertext, ...]] = OrderedDict()
+"""The outputs of the shuffles this process has checked, by `MentalDeck._statement` digest."""
+VERIFIED_KEPT = 64
 
 
 class MentalDeck:
@@ -59,7 +70,8 @@ class MentalDeck:
         if self.next_shuffler != party:
             raise FairnessError(LOCAL, f"it is not party {party}'s turn to shuffle")
         made = shuffle_deck(
-            self.context, party, self.steps_done, self.joint.combined, self.ciphertexts
+            self.context, party, self.steps_done, self.joint.combined, self.ciphertexts,
+            open_cards=self._open_cards(),
         )
         self.ciphertexts = made.outputs
         self.steps_done += 1
@@ -69,12 +81,33 @@ class MentalDeck:
         """Check another party's shuffle and make its outputs the deck, or blame that party."""
         if self.next_shuffler != party:
             raise FairnessError(party, "it sent a shuffle out of turn")
-        received = Shuffle.decode(data, len(self.cards), party)
-        verify_shuffle(
-            received, self.context, party, self.steps_done, self.joint.combined, self.ciphertexts
-        )
-        self.ciphertexts = received.outputs
+        statement = self._statement(party, data)
+        outputs = VERIFIED.get(statement) if statement is not None else None
+        if outputs is None:
+            received = Shuffle.decode(data, len(self.cards), party)
+            verify_shuffle(
+                received, self.context, party, self.steps_done, self.joint.combined,
+                self.ciphertexts, open_cards=self._open_cards(),
+            )
+            outputs = received.outputs
+            if statement is not None:
+                VERIFIED[statement] = outputs
+                while len(VERIFIED) > VERIFIED_KEPT:
+                    VERIFIED.popitem(last=False)
+        self.ciphertexts = outputs
         self.steps_done += 1
+
+    def _statement(self, party: int, data: object) -> bytes | None:
+        """A digest of everything checking `data` as `party`'s next shuffle depends on."""
+        if not isinstance(data, bytes):
+            return None
+        return hashlib.sha256(encode_parts(
+            "checked-shuffle", self.context.encode(), party, self.steps_done,
+            self.joint.combined.data, encode_ciphertexts(self.ciphertexts), data)).digest()
+
+    def _open_cards(self) -> tuple[str, ...] | None:
+        """The cards, while the deck is still the open deck made from them (no shuffle yet)."""
+        return self.cards if self.steps_done == 0 else None
 
     def ciphertext(self, position: int) -> Ciphertext:
         """The final ciphertext at deck `position`."""

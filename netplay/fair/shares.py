@@ -4,14 +4,18 @@ To open ciphertext (a, b), every party i other than the card's owner publishes `
 with a proof that log_BASE(X_i) = log_a(d_i) for its announced round key X_i, bound to the
 table, round, epoch, party and deck position. The owner adds its own `x*a` privately, so only it
 learns `b - sum(d_i)`, the card. A face-up card is opened with every party's share, public.
+A process holding two views of one table checks each share once: `CHECKED` keeps a digest of
+every share this process has verified and of everything its check depended on.
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from netplay.fair.commit import LOCAL, Blame, FairnessError, require_bytes
+from netplay.fair.commit import LOCAL, Blame, FairnessError, encode_parts, require_bytes
 from netplay.fair.context import ProofContext, challenge
 from netplay.fair.elgamal import CardBook, Ciphertext
 from netplay.fair.group import POINT_SIZE, SCALAR_SIZE, Point, Scalar, base_times, point_sum
@@ -19,6 +23,8 @@ from netplay.fair.keys import RoundKey
 
 SHARE_SIZE = POINT_SIZE + 2 * SCALAR_SIZE
 _KIND = "decryption-share"
+CHECKED: OrderedDict[bytes, None] = OrderedDict()
+CHECKED_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,11 @@ class DecryptionShare:
         position: int,
     ) -> None:
         """Raise FairnessError blaming `party` unless this is its true share of `ciphertext`."""
+        statement = hashlib.sha256(encode_parts(
+            _KIND, context.encode(), party, position, public.data, ciphertext.encode(),
+            self.encode())).digest()
+        if statement in CHECKED:
+            return
         c, s = self.proof_challenge, self.response
         on_base = base_times(s) - public * c
         on_a = ciphertext.a * s - self.value * c
@@ -60,6 +71,9 @@ class DecryptionShare:
             raise FairnessError(
                 party, f"its decryption share for deck position {position} does not hold"
             )
+        CHECKED[statement] = None
+        while len(CHECKED) > CHECKED_KEPT:
+            CHECKED.popitem(last=False)
 
 
 def make_share(

@@ -11,11 +11,31 @@ of refusing, so a flood costs the relay no more than the budget, whatever its si
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
+import ssl
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger("cardtui.relay")
+
+
+IPV6_PREFIX = 64  # one subscriber's share of IPv6 space: its addresses count as one
+
+
+def address_key(address: str) -> str:
+    """What the per-address limits count `address` as: an IPv4 address itself (also when it
+    comes IPv4-mapped), an IPv6 address as its /64 prefix, anything else as it is."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
+    return str(ip)
 
 
 @dataclass
@@ -166,11 +186,12 @@ class GuardedProtocol(asyncio.Protocol):
         self.counted = False
         self.timer: asyncio.TimerHandle | None = None
         self.transport: asyncio.Transport | None = None
+        self.handshake: asyncio.Task[None] | None = None  # the TLS handshake, while it runs
 
     # A TCP listener's transports are always asyncio.Transport, not just the base the API names.
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         peer = transport.get_extra_info("peername")
-        self.address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+        self.address = address_key(str(peer[0])) if isinstance(peer, tuple) and peer else "?"
         loop = asyncio.get_running_loop()
         refusal = self.guard.book.connect(self.address, loop.time())
         if refusal is not None:
@@ -181,9 +202,31 @@ class GuardedProtocol(asyncio.Protocol):
             return
         self.counted = True
         self.transport = transport
-        self.guard.open[transport] = self
+        self.guard.wait(self)
         self.timer = loop.call_later(self.guard.upgrade_seconds, self._deadline)
-        self.inner.connection_made(transport)
+        if self.guard.tls is None:
+            self.guard.open[transport] = self
+            self.inner.connection_made(transport)
+            return
+        # TLS after counting: a handshake takes the address's slot and the upgrade deadline
+        # like a half-sent request, rather than going on uncounted before the guard sees it.
+        transport.pause_reading()  # start_tls reads the client's hello, not data_received
+        self.handshake = loop.create_task(self._start_tls(transport, self.guard.tls))
+
+    async def _start_tls(self, raw: asyncio.Transport, tls: ssl.SSLContext) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            secured = await loop.start_tls(raw, self, tls, server_side=True,
+                                           ssl_handshake_timeout=self.guard.upgrade_seconds)
+        except (OSError, ssl.SSLError, ConnectionError, TimeoutError, RuntimeError):
+            secured = None
+        if secured is None or not self.counted:
+            raw.abort()
+            self._release()  # the TLS layer never tells a protocol it never connected
+            return
+        self.transport = secured
+        self.guard.open[secured] = self
+        self.inner.connection_made(secured)
 
     def _deadline(self) -> None:
         self.timer = None
@@ -213,24 +256,77 @@ class GuardedProtocol(asyncio.Protocol):
             self.inner.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self._release():
+            self.inner.connection_lost(exc)
+
+    def _release(self) -> bool:
+        """Stop counting the connection (once); whether it was counted until now."""
         if not self.counted:
-            return
+            return False
         self.counted = False
         self.upgraded()
         if self.transport is not None:
             self.guard.open.pop(self.transport, None)
+        self.guard.stop_waiting(self)
         self.guard.book.disconnect(self.address, asyncio.get_running_loop().time())
-        self.inner.connection_lost(exc)
+        return True
 
 
 class ConnectionGuard:
-    """The TCP-level gate in front of aiohttp: per-address counts and the upgrade deadline."""
+    """The TCP-level gate in front of aiohttp: per-address counts, the upgrade deadline, and a
+    cap on connections still waiting (not yet a room's host, admitted seat or watcher).
 
-    def __init__(self, book: AddressBook, upgrade_seconds: float) -> None:
+    Past the cap a new connection does not wait its turn: the oldest waiting connection of
+    the address holding the most waiting ones is dropped for it. Strangers flooding from many
+    addresses then crowd out each other, not a host or seat arriving from an address of its
+    own, and never the connections already in a room.
+    """
+
+    def __init__(self, book: AddressBook, upgrade_seconds: float, max_waiting: int = 0) -> None:
         self.book = book
         self.upgrade_seconds = upgrade_seconds
+        self.tls: ssl.SSLContext | None = None  # set by a TLS site: the guard does handshakes
+        self.max_waiting = max_waiting or max(1, book.max_connections_total // 2)
         self.open: dict[asyncio.Transport, GuardedProtocol] = {}
+        self.waiting: dict[str, OrderedDict[GuardedProtocol, None]] = {}
+        self.waiting_total = 0
         self.timed_out = 0
+        self.evicted = 0
+
+    def wait(self, guarded: GuardedProtocol) -> None:
+        """Count a new connection as waiting, dropping another one if the cap is reached."""
+        if self.address_exempt(guarded.address):
+            return
+        if self.waiting_total >= self.max_waiting:
+            crowded = max(self.waiting.values(), key=len)
+            victim = next(iter(crowded))
+            self.stop_waiting(victim)
+            self.evicted += 1
+            log.warning("dropped a waiting connection from %s for a newcomer: too many"
+                        " connections are waiting to join", victim.address)
+            if victim.transport is not None:
+                victim.transport.abort()
+        self.waiting.setdefault(guarded.address, OrderedDict())[guarded] = None
+        self.waiting_total += 1
+
+    def stop_waiting(self, guarded: GuardedProtocol) -> None:
+        """The connection is in a room now, or gone: it no longer counts as waiting."""
+        queue = self.waiting.get(guarded.address)
+        if queue is not None and guarded in queue:
+            del queue[guarded]
+            self.waiting_total -= 1
+            if not queue:
+                del self.waiting[guarded.address]
+
+    def joined(self, transport: Any) -> None:
+        """The connection on `transport` opened a room or was admitted into one."""
+        guarded = self.open.get(transport)
+        if guarded is not None:
+            self.stop_waiting(guarded)
+
+    def address_exempt(self, address: str) -> bool:
+        """Whether `address` is one of the relay's own components, outside every limit."""
+        return address in self.book.exempt
 
     def wrap(self, make_inner: Any) -> Any:
         """A protocol factory for loop.create_server that guards what `make_inner` makes."""

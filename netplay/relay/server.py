@@ -35,8 +35,8 @@ from netplay.messages import (
     encode_frame,
     read_send,
 )
-from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
-from netplay.relay.wire import new_room_code, parse_room_code
+from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket, address_key
+from netplay.relay.wire import parse_room_code, room_code_for
 
 HOST_CONN = 0
 
@@ -83,9 +83,17 @@ class RelayLimits:
     read_burst_per_address: int = 4000
     upgrade_timeout_seconds: float = 5.0  # TCP accept until the WebSocket upgrade is done
     max_connections: int = 0  # 0: what the descriptor limit leaves, minus a reserve
+    # Connections not yet a room's host, admitted seat or watcher, from all addresses: past
+    # it the newest evicts the oldest of the address holding most. 0: half of max_connections.
+    max_waiting: int = 0
     exempt_addresses: frozenset[str] = frozenset()  # a server's own components, on loopback
     addresses_kept: int = 10_000  # idle addresses remembered (their connection rate) at most
     log_interval_seconds: float = 10.0
+
+    def __post_init__(self) -> None:
+        # Counted as the limits count them: an IPv6 address stands for its /64.
+        object.__setattr__(self, "exempt_addresses",
+                           frozenset(address_key(a) for a in self.exempt_addresses))
 
     @property
     def transport_max_bytes(self) -> int:
@@ -137,10 +145,11 @@ class Room:
     __slots__ = ("away_timer", "code", "host", "host_secret", "last_active", "next_conn", "opener",
                  "seats")
 
-    def __init__(self, code: str, now: float, opener: str = "") -> None:
+    def __init__(self, code: str, now: float, opener: str = "",
+                 host_secret: bytes | None = None) -> None:
         self.code = code
         self.opener = opener
-        self.host_secret = secrets.token_bytes(32)
+        self.host_secret = host_secret if host_secret is not None else secrets.token_bytes(32)
         self.host: Conn | None = None
         self.seats: dict[int, Conn] = {}
         self.next_conn = 1
@@ -187,7 +196,7 @@ class Relay:
             exempt=limits.exempt_addresses,
             addresses_kept=limits.addresses_kept,
         )
-        self.guard = ConnectionGuard(self.book, limits.upgrade_timeout_seconds)
+        self.guard = ConnectionGuard(self.book, limits.upgrade_timeout_seconds, limits.max_waiting)
 
     def in_background(self, work: Any) -> None:
         """Run a coroutine without waiting for it, holding a reference until it ends."""
@@ -337,21 +346,20 @@ class Relay:
             raise ProtocolError("not_allowed", "this connection is already in a room")
         code_text = msg.room
         if code_text is None:
-            if len(self.rooms) >= self.max_rooms:
-                raise ProtocolError("too_many_rooms", "this relay is full; try again later")
-            if (conn.address not in self.limits.exempt_addresses
-                    and self.book.rooms_of(conn.address) >= self.limits.max_rooms_per_address):
-                raise ProtocolError("too_many_rooms", f"{self.limits.max_rooms_per_address} rooms"
-                                    " are open from your address already")
-            room = Room(self.unused_code(), now, conn.address)
-            self.book.room_opened(conn.address)
-            self.rooms[room.code] = room
-            self.stats.rooms_opened += 1
+            room = self.new_room(conn, now, *self.unused_code())
         else:
             secret = msg.host_secret
             if secret is None:
                 raise ProtocolError("bad_frame", "'open' with a 'room' needs a field 'host_secret'")
-            room = self.find_room(code_text)
+            try:
+                room = self.find_room(code_text)
+            except ProtocolError as err:
+                # A relay that restarted forgot its rooms: the secret a code stands for opens
+                # that code again, so the host (and then its seats) carry on under it.
+                if (err.code != "no_such_room" or len(secret) != 32
+                        or not hmac.compare_digest(room_code_for(secret), _canonical(code_text))):
+                    raise
+                room = self.new_room(conn, now, room_code_for(secret), secret)
             if not hmac.compare_digest(secret, room.host_secret):
                 raise ProtocolError("not_allowed", "wrong host secret for this room")
             if room.host is not None:
@@ -363,6 +371,7 @@ class Relay:
                 room.away_timer.cancel()
                 room.away_timer = None
         conn.room, conn.conn = room, HOST_CONN
+        self.guard.joined(conn.transport)
         conn.tokens = self.limits.burst * self.limits.host_rate_factor
         room.host = conn
         room.last_active = now
@@ -428,6 +437,7 @@ class Relay:
         if room.count(role) >= cap:
             raise ProtocolError("room_full", f"the room holds {cap} {role}s already")
         target.role = role
+        self.guard.joined(target.transport)
         if target.admit_timer is not None:
             target.admit_timer.cancel()
             target.admit_timer = None
@@ -465,11 +475,26 @@ class Relay:
             raise ProtocolError("no_such_room", "no room with that code is open here")
         return room
 
-    def unused_code(self) -> str:
-        """A fresh room code not in use (collisions at 50 bits are rare but cheap to rule out)."""
-        while (code := new_room_code()) in self.rooms:
+    def unused_code(self) -> tuple[str, bytes]:
+        """A fresh host secret and the code it stands for, not in use (collisions at 50 bits
+        are rare but cheap to rule out)."""
+        while (code := room_code_for(secret := secrets.token_bytes(32))) in self.rooms:
             pass
-        return code
+        return code, secret
+
+    def new_room(self, conn: Conn, now: float, code: str, secret: bytes) -> Room:
+        """A room opened from conn's address, within the relay's and the address's limits."""
+        if len(self.rooms) >= self.max_rooms:
+            raise ProtocolError("too_many_rooms", "this relay is full; try again later")
+        if (conn.address not in self.limits.exempt_addresses
+                and self.book.rooms_of(conn.address) >= self.limits.max_rooms_per_address):
+            raise ProtocolError("too_many_rooms", f"{self.limits.max_rooms_per_address} rooms"
+                                " are open from your address already")
+        room = Room(code, now, conn.address, secret)
+        self.book.room_opened(conn.address)
+        self.rooms[room.code] = room
+        self.stats.rooms_opened += 1
+        return room
 
     def expire_room(self, room: Room) -> None:
         """Close a room whose host never came back."""
@@ -519,6 +544,13 @@ class Relay:
             pass  # the target's own handler notices the loss and cleans up
 
 
+def _canonical(code_text: str) -> str:
+    try:
+        return parse_room_code(code_text)
+    except ValueError:
+        return ""
+
+
 RELAY_KEY = web.AppKey("relay", Relay)
 
 
@@ -529,7 +561,7 @@ async def websocket_handler(request: web.Request) -> web.StreamResponse:
     ws = web.WebSocketResponse(max_msg_size=limits.transport_max_bytes, compress=False)
     transport = request.transport
     guarded = transport is not None and transport in relay.guard.open
-    address = request.remote or "?"
+    address = address_key(request.remote or "?")
     loop = asyncio.get_running_loop()
     if not guarded:
         # Served behind another site (`cardtui serve`): count it here, from the upgrade on.
@@ -642,12 +674,12 @@ class RelaySite(web.BaseSite):
         await super().start()
         server = self._runner.server
         assert server is not None
-        # A TLS handshake happens before the guard counts the connection: give it the same
-        # deadline as an upgrade, so a half-open handshake cannot hold a descriptor for long.
-        handshake = self._guard.upgrade_seconds if self._ssl_context else None
+        # The guard does the TLS handshake itself, once it has counted the connection against
+        # its address: a handshake is held to the same limits and deadline as an upgrade.
+        self._guard.tls = self._ssl_context
         self._server = await asyncio.get_running_loop().create_server(
-            self._guard.wrap(server), self._host, self._port, ssl=self._ssl_context,
-            backlog=self._backlog, reuse_address=True, ssl_handshake_timeout=handshake)
+            self._guard.wrap(server), self._host, self._port, backlog=self._backlog,
+            reuse_address=True)
 
 
 def tls_context(cert: str, key: str) -> ssl.SSLContext:

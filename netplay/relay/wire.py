@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from typing import Final
 
@@ -15,6 +16,15 @@ _CROCKFORD_SET: Final = frozenset(CROCKFORD_ALPHABET)
 def new_room_code() -> str:
     """A fresh room code of 50 random bits in canonical form (10 upper-case Crockford chars)."""
     return "".join(secrets.choice(CROCKFORD_ALPHABET) for _ in range(ROOM_CODE_LENGTH))
+
+
+def room_code_for(host_secret: bytes) -> str:
+    """The room code a host secret stands for: the first 50 bits of SHA-256("cardtui room" +
+    secret), in canonical form. A relay that restarted (and forgot its rooms) recreates a room
+    for whoever shows a secret its code stands for (docs/PROTOCOL.md 2)."""
+    bits = int.from_bytes(hashlib.sha256(b"cardtui room" + host_secret).digest()[:7], "big") >> 6
+    return "".join(CROCKFORD_ALPHABET[(bits >> (5 * i)) & 31]
+                   for i in reversed(range(ROOM_CODE_LENGTH)))
 
 
 def format_room_code(code: str) -> str:

@@ -52,6 +52,15 @@ class ClientChecks(SeatState):
 
     def _on_resync(self, msg: dict[str, Any]) -> None:
         chain, start = get_field(msg, "c", int), get_field(msg, "n", int)
+        if (self.mental is not None and self.chain is not None and chain == self.chain_no
+                and start < self._have()):
+            # An honest host sends a round on from what the seat has. Starting it again would
+            # make this seat forget the round key and shuffle it already sent: keep them.
+            self._fault(FairnessError(DEALER, f"sent round {chain} again from its start (message"
+                                      f" {start}) while this seat had {self._have()} of it"))
+            self.phase = "marker"
+            self._out.append(pack("sync", c=self.chain_no, n=self._have()))
+            return
         if self.chain is None or chain != self.chain_no or start != self._have():
             if self.ledger is not None and self.ledger.number >= chain:
                 self.ledger = None  # the round is sent again from its start
@@ -59,7 +68,11 @@ class ClientChecks(SeatState):
         self.phase = "catchup"
 
     def _on_synced(self, msg: dict[str, Any]) -> None:
+        if self.phase == "marker":
+            return  # the end of a resync this seat refused, or of none: it still waits for one
         self.phase = "live"
+        self._ever_live = True
+        self._resend_unforwarded()
         self._duties()
         if self.dealing == "mental":
             self._mental_synced()
@@ -77,6 +90,7 @@ class ClientChecks(SeatState):
                 keys[seat] = keys[nonce_sender(seat)] = public
         room = chain_room(self.table, number)
         self.chain, self.chain_no = TranscriptChain(room, keys), number
+        self._unforwarded = {}  # numbered in the chain they were signed in
         if self.my_seat is not None:
             self._heads = {"move": ChainHead.start(room, self.my_seat),
                            "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
@@ -209,7 +223,7 @@ class ClientChecks(SeatState):
 
     def _on_fwd(self, msg: dict[str, Any]) -> None:
         seat, wire = get_field(msg, "seat", int), msg.get("m")
-        if self.mental is not None:
+        if self.mental is not None or self._refused_round is not None:
             self._on_mental_fwd(seat, wire)
             return
         payload = self._append_inner(nonce_sender(seat), wire)

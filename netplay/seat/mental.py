@@ -4,13 +4,17 @@ A `deal` that names each seat's party and no card starts a `MentalPlay` for this
 keyless watcher's view). Every mental-poker message of the round then reaches it in the host's
 chain: the host's key for its bots speaks in the host's own messages, every other seat's inside
 a `fwd`, signed by that seat. What this seat owes (its key, its shuffle in turn, its shares, its
-moves) is signed into its own chain and sent, and sent again after a reconnect until the host
-has forwarded it. The engine's view is `MentalPlay.state`; each move applied is shown as it
-would be with the trusted dealer.
+moves) is signed into its own chain and sent. The engine's view is `MentalPlay.state`; each
+move applied is shown as it would be with the trusted dealer.
 
-A round sent again from its start (a resync after this client lost its place) is applied once:
-what this seat's `MentalPlay` has already taken is skipped. A process started again has lost its
-round key: it tells the host (`mp_lost`), which voids the deal. On leaving in good order the
+What the host could do to a seat without breaking a signature is checked here too (FAIRNESS.md
+A8, "Blame"): a deal that hands this person's seat to the host's bots while the person is here
+is refused, so no round is dealt without this person's shuffle; a message of the host's key for
+its bots that fails is blamed on the host; and each message this seat signs must come back
+forwarded in the host's chain: one that does not is sent again, then blamed on the host.
+
+What this seat's `MentalPlay` has already taken is never applied twice. A process started again
+has lost its round key: it tells the host (`mp_lost`), which voids the deal. On leaving in good order the
 seat hands its round key over, sealed to the host (`mp_handover`), so the round goes on.
 """
 
@@ -26,11 +30,17 @@ from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import ProtocolError
-from netplay.protocol import HOST_SENDER, inner, pack, read_numbers
+from netplay.protocol import HOST_SENDER, inner, pack, read_numbers, unpack
 from netplay.protocol import field as get_field
 from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
+FORWARD_SECONDS = 10.0
+"""How long a signed message may wait to come back forwarded before it is sent again; after as
+long again it is blamed on the host. An honest host forwards each at once, after its checks."""
+MIN_AWAY_SECONDS = 5.0
+"""A deal that gives this seat to the bots is believed only after an absence at least this long
+and the table's away time (an honest host waits its away time before it deals a person out)."""
 CLOCK_SECONDS = 0.25  # how often a seat looks at its own turn timer
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move", "mp_handover",
                           "mp_lost"})
@@ -60,9 +70,19 @@ class SeatMental(SeatState):
             raise FairnessError(DEALER, "its deal names parties that are not the table's seats")
         scores = read_numbers(msg.get("scores"), "'scores' of a deal")
         signs = tuple(get_field(msg, "signs", list, optional=True) or ())
-        me = self.my_seat
-        if me is not None and parties[me] != me and self.phase == "live":
-            self._fault(FairnessError(DEALER, "dealt this seat out of a round while it is here"))
+        me, dealt = self.my_seat, self.mental
+        if dealt is not None and dealt.round_no == number:
+            # Dealing a round again lets the host pick, among decks, one its bots like; an
+            # honest host deals a round again only by a void (mp_void), never by a deal.
+            raise FairnessError(DEALER, f"dealt round {number} a second time: this seat keeps"
+                                " the first deal")
+        if me is not None and parties[me] != me and not self._was_away():
+            self.mental, self.view, self.round_number = None, None, number
+            self._refused_round = number
+            raise FairnessError(DEALER, f"dealt round {number} with this seat played by its"
+                                " bots while its person is here: the round is refused, and no"
+                                " card of it is shown")
+        self._refused_round = None
         self._mental_start(MentalPlay(self.game, self.table, number, self._party(parties),
                                       tuple(parties), signs, dealer, tuple(scores),
                                       house=self.house))
@@ -142,8 +162,7 @@ class SeatMental(SeatState):
     def _own_forwarded(self, message: SignedMessage, body: dict[str, Any], fresh: bool) -> None:
         """This seat's own message came back forwarded: its chain moves past it."""
         head = self._heads["move"]
-        self._unacked = [(c, seq, frame) for c, seq, frame in self._unacked
-                         if c == self.chain_no and seq > message.seq]
+        self._unforwarded = {n: v for n, v in self._unforwarded.items() if n > message.seq}
         if head.follows(message):
             head.advance(message)  # the round is sent again from its start
         if body.get("t") == "mp_handover":
@@ -159,17 +178,76 @@ class SeatMental(SeatState):
     def _mental_from(self, sender: int, body: dict[str, Any]) -> None:
         play = self.mental
         if play is None:
+            if self._refused_round is not None and body.get("round") == self._refused_round:
+                return  # a round this seat refused: nothing of it is applied or blamed again
             raise ProtocolError("bad_frame", "a mental-poker message before any deal")
         if self._lost:
             return  # its own key is gone: this seat waits for the deal to be made again
         try:
             play.receive(sender, body)
         except FairnessError as exc:
-            self._fault(exc)
+            # The host holds the key of its bots' party: what that party does wrong, it did.
+            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
         self._mental_after()
 
+    def _was_away(self) -> bool:
+        """Whether this seat's last absence was long enough for an honest host to deal it out."""
+        if not self._ever_live:
+            return True  # this process started after the deal: its person was not here
+        return self.away_for >= max(MIN_AWAY_SECONDS, self.away_seconds or 0.0)
+
+    # -- every message this seat signs comes back forwarded ---------------------------
+
+    def _await_forward(self, seq: int, body: bytes) -> None:
+        """Keep a signed message until it is forwarded; check on it after FORWARD_SECONDS."""
+        self._unforwarded[seq] = (body, False)
+        self._forward_check_later(seq)
+
+    def _forward_check_later(self, seq: int) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # driven without an event loop (a unit test): nothing waits on the wire
+        loop.call_later(FORWARD_SECONDS, self._forward_due, seq, self.chain_no)
+
+    def _forward_due(self, seq: int, chain: int) -> None:
+        """Send an unforwarded message again, once; a second time, blame the host."""
+        pending = self._unforwarded.get(seq)
+        if (pending is None or chain != self.chain_no or self.closed or self.result is not None
+                or self.phase != "live"):
+            return  # forwarded, another round, or reconnecting (then it is sent again)
+        body, resent = pending
+        if not resent:
+            self._unforwarded[seq] = (body, True)
+            asyncio.ensure_future(self._send(body))
+            self._forward_check_later(seq)
+            return
+        del self._unforwarded[seq]
+        kind = self._kind_of(body)
+        self._fault(FairnessError(DEALER, f"did not forward this seat's {kind} (its message"
+                                  f" {seq} of round {chain}), sent twice over a live connection"
+                                  f" {2 * FORWARD_SECONDS:g} s ago"))
+
+    @staticmethod
+    def _kind_of(body: bytes) -> str:
+        try:
+            message = SignedMessage.from_wire(unpack(body).get("m"))
+            kind = inner(message.payload).get("t")
+        except (ProtocolError, FairnessError, ValueError, TypeError):
+            return "message"
+        return {"mp_key": "round key", "mp_shuffle": "shuffle", "mp_shares": "decryption shares",
+                "move": "move", "mp_handover": "handed-over key",
+                "mp_lost": "lost key"}.get(str(kind), "message")
+
+    def _resend_unforwarded(self) -> None:
+        """After a (re)connection: send again what the host has not forwarded, and wait anew."""
+        for seq, (body, _) in sorted(self._unforwarded.items()):
+            self._out.append(body)
+            self._unforwarded[seq] = (body, False)
+            self._forward_check_later(seq)
+
     def _mental_synced(self) -> None:
-        """Caught up: send again what the host has not forwarded, and what is owed now."""
+        """Caught up: say a lost round key, or send what is owed now."""
         play = self.mental
         if play is not None and self._lost and not self._told_lost:
             self._told_lost = True
@@ -177,7 +255,6 @@ class SeatMental(SeatState):
                              " the round again", "warning"))
             self._sign_mental(pack("mp_lost", round=play.round_no))
             return
-        self._out.extend(frame for c, _, frame in self._unacked if c == self.chain_no)
         if play is not None:
             self._mental_after()
 
@@ -189,8 +266,8 @@ class SeatMental(SeatState):
         head.advance(message)
         frame = pack("s", c=self.chain_no, m=message.to_wire())
         self._signed_here.add(message.digest)
-        self._unacked.append((self.chain_no, message.seq, frame))
         self._out.append(frame)
+        self._await_forward(message.seq, frame)
 
     def _mental_after(self) -> None:
         """Sign what this seat owes, and show what the round has become."""

@@ -76,7 +76,8 @@ BACKOFF_START = 0.2
 BACKOFF_MAX = 5.0
 MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
-ROOM_GONE_TRIES = 3  # `no_such_room` this many times running: the host is not coming back
+ROOM_GONE_TRIES = 3  # `no_such_room` this many times running, for ROOM_GONE_SECONDS at least:
+ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives it that long)
 HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
 
 
@@ -161,8 +162,10 @@ class RemoteSession(SeatMental, ClientChecks):
             if self.closed or self.result is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning"))
+            lost_at = time.monotonic()
             if not await self._reconnect(delay):
                 break
+            self.away_for = time.monotonic() - lost_at
         await self._shutdown_connection()
         self.closed = True
         if self.gone is not None:
@@ -170,7 +173,7 @@ class RemoteSession(SeatMental, ClientChecks):
 
     async def _reconnect(self, delay: float) -> bool:
         """Try to get back into the room, saying why each try failed; False: the room is gone."""
-        missing = 0
+        missing, missing_since = 0, 0.0
         while not self.closed:
             await asyncio.sleep(delay)
             try:
@@ -179,7 +182,11 @@ class RemoteSession(SeatMental, ClientChecks):
                 return True
             except RelayRefused as exc:
                 missing = missing + 1 if exc.code == "no_such_room" else 0
-                if missing >= ROOM_GONE_TRIES:
+                if missing == 1:
+                    missing_since = time.monotonic()
+                # A relay that restarted knows the room again once its host has reopened it.
+                if (missing >= ROOM_GONE_TRIES
+                        and time.monotonic() - missing_since >= ROOM_GONE_SECONDS):
                     self.gone = "the room is gone: its host did not come back in time"
                     return False
                 why = f"the relay refused: {exc.message}"
@@ -240,12 +247,13 @@ class RemoteSession(SeatMental, ClientChecks):
         except IllegalMove as exc:
             raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
         self.is_owner = msg.get("owner") is True
+        away = msg.get("away_seconds")
+        self.away_seconds = (float(away) if isinstance(away, (int, float))
+                             and not isinstance(away, bool) and away >= 0 else None)
         limit = get_field(msg, "turn_seconds", int, optional=True)
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.get("host"))
         dealing = "mental" if msg.get("dealing") == "mental" else "trusted"
-        away = get_field(msg, "away_timeout", int, optional=True)
-        self.away_timeout = away if away is not None and 0 < away <= MAX_TURN_SECONDS else None
         if self.dealing == "mental" and dealing != "mental":
             self._fault(FairnessError(DEALER, "the table was dealt by mental poker and now has"
                                       " a trusted dealer"))

@@ -75,16 +75,19 @@ class SeatState(GameSession, ABC):
     _shown: int = 0  # the moves of that round shown so far
     dealing: str = ""  # "mental" or "trusted", as the welcome says (FAIRNESS.md A9)
     allow_trusted: bool = True  # `join` refuses a trusted dealer unless --allow-trusted-dealer
-    away_timeout: int | None = None  # the table's away time, from its welcome
     _mental_mark: tuple[int, int] = (-1, 0)  # the last host message mental poker took
     _handed: set[int] = field(default_factory=set)  # seats whose key was handed to the host
     _lost: bool = False  # this process lost its round key (it started again mid-deal)
     _told_lost: bool = False
-    _unacked: list[tuple[int, int, bytes]] = field(default_factory=list)  # (chain, seq, frame)
     _signed_here: set[bytes] = field(default_factory=set)  # digests this process signed
     _turn_task: asyncio.Task[None] | None = None
     _timed_out: tuple[int, int] | None = None  # the position whose timer this client answered
     _handing_over: asyncio.Event = field(default_factory=asyncio.Event)
+    _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)
+    _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
+    away_seconds: float | None = None  # the table's away time, from its welcome
+    away_for: float = 0.0  # how long this seat's last absence from the table lasted
+    _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
@@ -98,6 +101,10 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     def _on_host_message(self, msg: dict[str, Any]) -> None:
         """Act on one message of the host's chain, accepted and in order."""
+
+    @abstractmethod
+    async def _send(self, body: bytes) -> None:
+        """Send one body to the host through the relay (dropped while disconnected)."""
 
     # -- netplay/seat/checks.py -----------------------------------------------
 
@@ -129,7 +136,7 @@ class SeatState(GameSession, ABC):
 
     @abstractmethod
     def _mental_synced(self) -> None:
-        """Caught up: send again what the host has not forwarded, and what is owed now."""
+        """Caught up: say a lost round key, or send what is owed now."""
 
     @abstractmethod
     def _mental_submit(self, move: Any) -> None:
@@ -146,3 +153,7 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     async def submit(self, move: Any) -> None:
         """Check `move` with this client's engine, then propose it."""
+
+    @abstractmethod
+    def _resend_unforwarded(self) -> None:
+        """After a (re)connection: send again what the host has not forwarded."""

@@ -39,6 +39,7 @@ class LocalMatch(GameSession):
     seed: int = 0
     delay: float = 0.6
     save_path: Path | None = None
+    think: float | None = None  # an expert bot's time limit per move; None: the default
     match: Match | None = None
     dealt: DealtRound | None = None
     moves_made: int = 0
@@ -50,17 +51,17 @@ class LocalMatch(GameSession):
     @classmethod
     def new(cls, game: str, seats: list[SeatInfo], my_seat: int = 0, seed: int | None = None,
             delay: float = 0.6, save_path: Path | None = None,
-            house: HouseRules = STANDARD) -> LocalMatch:
+            house: HouseRules = STANDARD, think: float | None = None) -> LocalMatch:
         """A fresh match by the `house` rules; the first dealer is drawn from the seed (RULES 1.2, 2.1)."""
         seed = random.randrange(2**32) if seed is None else seed
         signs = game_named(game).signs_for([s.sign for s in seats])
         dealer = random.Random(seed).randrange(len(seats))
         match = Match(game, len(seats), signs, dealer=dealer, house=house)
         return cls(game=game, my_seat=my_seat, seats=tuple(seats), seed=seed, delay=delay,
-                   save_path=save_path, match=match)
+                   save_path=save_path, match=match, think=think)
 
     @classmethod
-    def resume(cls, path: Path, delay: float = 0.6) -> LocalMatch:
+    def resume(cls, path: Path, delay: float = 0.6, think: float | None = None) -> LocalMatch:
         """The match saved at `path`, continuing from its last move."""
         data = json.loads(path.read_text())
         saved = data.get("cardtui")
@@ -73,7 +74,8 @@ class LocalMatch(GameSession):
                       scores=list(record.scores), rounds_played=saved["rounds_played"],
                       house=record.house)
         session = cls(game=record.game, my_seat=saved["my_seat"], seats=tuple(seats),
-                      seed=saved["seed"], delay=delay, save_path=path, match=match)
+                      seed=saved["seed"], delay=delay, save_path=path, match=match,
+                      think=think)
         session.moves_made = saved.get("moves_made", 0)
         session._resume_record = record
         return session
@@ -92,7 +94,8 @@ class LocalMatch(GameSession):
 
     async def start(self) -> None:
         """Start the match loop in the background."""
-        self._bots = {i: make_bot(s.bot, self.seed + i) for i, s in enumerate(self.seats) if s.bot}
+        self._bots = {i: make_bot(s.bot, self.seed + i, seconds=self.think)
+                      for i, s in enumerate(self.seats) if s.bot}
         self._task = asyncio.create_task(self._run())
 
     async def submit(self, move: Move) -> None:

@@ -34,6 +34,13 @@ log = logging.getLogger("cardtui.door")
 REFUSAL_LOG_INTERVAL = 60.0
 
 UTF8_LOCALE = "C.UTF-8"
+# Key exchange: X25519 first (cheap and what OpenSSH picks), the NIST curves and a 2048-bit
+# group for clients without it.
+KEX_ALGORITHMS = ("curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256",
+                  "ecdh-sha2-nistp384", "ecdh-sha2-nistp521", "diffie-hellman-group14-sha256")
+# AES-GCM, then AES-CTR, and no ChaCha20-Poly1305: OpenSSH takes that one whenever it is
+# offered, and asyncssh builds it from three cipher objects per packet where AES-GCM is one call.
+CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "aes128-ctr", "aes256-ctr")
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,8 @@ class SSHDoor:
             self._bind,
             self._port,
             server_host_keys=[self._host_key],
+            kex_algs=KEX_ALGORITHMS,
+            encryption_algs=CIPHERS,
             login_timeout=self.limits.login_timeout,
             keepalive_interval=60,
             encoding=None,

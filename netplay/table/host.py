@@ -31,7 +31,7 @@ from functools import partial
 from typing import Any
 
 from engine import zodiak
-from engine.bots import make_bot
+from engine.bots import Bot, make_bot
 from engine.cards import Card
 from engine.errors import IllegalMove
 from engine.games import game_named
@@ -92,8 +92,14 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
 
     # -- running --------------------------------------------------------------
 
-    async def serve(self, relay: RelayConnection) -> None:
-        """Serve the table through `relay` until the match ends or the relay closes."""
+    async def serve(self, relay: RelayConnection,
+                    reopen: Callable[[RelayConnection], Awaitable[RelayConnection]] | None = None
+                    ) -> None:
+        """Serve the table through `relay` until the match ends or the relay closes.
+
+        With `reopen`, a closed relay is not the end: the table goes on (everyone counts as
+        away) while `reopen` gets the room back, on that relay or on it restarted.
+        """
         self.relay = relay
         if not self.table:
             self.table = f"{relay.room}-{secrets.token_hex(8)}"
@@ -111,7 +117,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                 self._spawn(self._locked(self._end_round))  # it stopped before scoring a round
             elif self.state is None or self.state.round_over:
                 self._spawn(self._locked(self._deal))  # it stopped between two rounds
-        listening = asyncio.create_task(self._listen(relay))
+        listening = asyncio.create_task(self._listen(relay, reopen))
         finished = asyncio.create_task(self.done.wait())
         try:  # the match may end in a background task (a bot's move), not on a message
             await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
@@ -121,14 +127,29 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             for task in [listening, finished, self._bot_task, *self._tasks]:
                 task.cancel()
 
-    async def _listen(self, relay: RelayConnection) -> None:
-        async for msg in relay:
-            await self._on_relay(msg)
-            # After the end, seats that rejoin (a challenge, then a resync) still hear it;
-            # the linger in `serve` bounds the wait.
-            if self.finished and isinstance(msg, Departed) and all(
-                    s.conn is None for s in self.seats if s.bot is None):
-                break
+    async def _listen(self, relay: RelayConnection,
+                      reopen: Callable[[RelayConnection], Awaitable[RelayConnection]] | None
+                      ) -> None:
+        while True:
+            async for msg in relay:
+                await self._on_relay(msg)
+                # After the end, seats that rejoin (a challenge, then a resync) still hear it;
+                # the linger in `serve` bounds the wait.
+                if self.finished and isinstance(msg, Departed) and all(
+                        s.conn is None for s in self.seats if s.bot is None):
+                    return
+            if reopen is None or self.finished:
+                return
+            self._relay_lost()
+            relay = self.relay = await reopen(relay)
+            self.on_event(f"room {format_room_code(relay.room)} open again")
+
+    def _relay_lost(self) -> None:
+        """Every conn of the lost relay connection is gone: the next one numbers them anew."""
+        conns = {s.conn for s in self.seats if s.conn is not None}
+        conns |= self.spectators | set(self.challenges) | set(self.budgets) | set(self.strikes)
+        for conn in conns:
+            self._departed(conn)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro)
@@ -359,6 +380,10 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         return {"game": self.config.game, "scores": list(self.match.scores),
                 "winner": self.match.winner, "moves": self.moves_made}
 
+    def make_bot(self, seat: int, kind: str | None) -> Bot:
+        """The bot that plays `seat` (greedy unless `kind` names another), thinking as configured."""
+        return make_bot(kind or "greedy", self.seed + seat, seconds=self.config.think)
+
     async def _play_loop(self) -> None:
         """Play for bots, and for people who have been away too long."""
         bots: dict[int, Any] = {}
@@ -403,7 +428,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             await asyncio.sleep(self.config.bot_delay)
             if self.state is not state or state.turn != seat:
                 continue
-            bot = bots.setdefault(seat, make_bot(occupant.bot or "greedy", self.seed + seat))
+            bot = bots.setdefault(seat, self.make_bot(seat, occupant.bot))
             n = len(state.history)
             move = await choose_off_loop(bot, state.view(seat))
             if self.state is not state or state.turn != seat or len(state.history) != n:

@@ -142,8 +142,8 @@ class HostLobby(TableState):
                                 ("aries",) * self.config.players, house=self.config.house).target,
                 "house": str(self.config.house),
                 "dealing": "mental" if self.config.mental else "trusted",
-                "away_timeout": math.ceil(self.config.away_timeout),
                 "table": self.table, "host": self.identity.public.to_bytes(),
+                "away_seconds": self.config.away_timeout,
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),
                 "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats]}

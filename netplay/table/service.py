@@ -6,7 +6,8 @@
   `?since=V&wait=S` it waits up to S seconds (at most 30) while the listing is still version V,
   so a lobby learns of changes at once without asking again and again;
 - `POST /tables` with `{"game": "zodiak", "players": 2, "bots": 1}` opens a room, seats the
-  dealer in it as its host, and answers 201 `{"room": CODE, "owner": HEX}`; the owner secret
+  dealer in it as its host, and answers 201 `{"room": CODE, "owner": HEX}`; `"bot_kind":
+  "expert"` (or "greedy", "random") chooses the bots (default: the server's); the owner secret
   lets whoever created the table start it early. Anything else gets 400 and `{"error": why}`.
 
 A table ends when its match ends, or when nobody has sat at it or watched it for a while.
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 from aiohttp import web
 
+from engine.bots import BOT_KINDS
 from engine.games import GAMES
 from netplay.messages import ProtocolError
 from netplay.relay.client import RelayConnection
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("cardtui.tables")
 
 MAX_BODY_BYTES = 1024
-REQUEST_FIELDS = ("game", "players", "bots")
+REQUEST_FIELDS = ("game", "players", "bots", "bot_kind")
 LONGEST_WAIT = 30.0  # seconds GET /tables?since= holds an unchanged listing
 
 
@@ -53,11 +55,17 @@ class TableLimits:
     bot_delay: float = 0.6
     away_timeout: float = 30.0
     turn_seconds: float | None = 60.0  # server tables have a turn timer; None: none
+    bot_kind: str = "greedy"  # the bots of a table whose request names none
+    think: float | None = None  # an expert bot's time limit per move; None: the default
 
     def __post_init__(self) -> None:
         for name in ("max_tables", "empty_seconds", "sweep_seconds", "away_timeout"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"TableLimits.{name} must be positive, not {getattr(self, name)}")
+        if self.bot_kind not in BOT_KINDS:
+            raise ValueError(f"TableLimits.bot_kind must be one of {', '.join(BOT_KINDS)}")
+        if self.think is not None and not self.think > 0:
+            raise ValueError(f"TableLimits.think must be positive, not {self.think}")
 
 
 class BadTableRequest(ValueError):
@@ -71,6 +79,7 @@ class TableRequest:
     game: str
     players: int
     bots: int
+    bot_kind: str | None = None  # None: the server's default kind
 
     @classmethod
     def parse(cls, data: Any) -> TableRequest:
@@ -80,7 +89,8 @@ class TableRequest:
                                   '"players": 2, "bots": 1}')
         unknown = sorted(str(k)[:40] for k in data if k not in REQUEST_FIELDS)
         if unknown:
-            raise BadTableRequest(f"unknown field {unknown[0]!r}: only game, players and bots")
+            raise BadTableRequest(f"unknown field {unknown[0]!r}: only game, players, bots and"
+                                  " bot_kind")
         game = data.get("game")
         if game not in GAMES:
             raise BadTableRequest(f"game must be \"zodiak\" or \"hekata\", not {_show(game)}")
@@ -92,7 +102,11 @@ class TableRequest:
         if type(bots) is not int or not 0 <= bots < players:
             raise BadTableRequest(f"bots must be a whole number from 0 to {players - 1} so one seat"
                                   f" is left for you, not {_show(bots)}")
-        return cls(game, players, bots)
+        bot_kind = data.get("bot_kind")
+        if bot_kind is not None and bot_kind not in BOT_KINDS:
+            raise BadTableRequest(f"bot_kind must be {', '.join(map(json.dumps, BOT_KINDS))},"
+                                  f" not {_show(bot_kind)}")
+        return cls(game, players, bots, bot_kind)
 
 
 def _show(value: Any) -> str:
@@ -202,7 +216,9 @@ class TablesService:
         from netplay.table.host import Host, HostConfig
 
         owner = secrets.token_hex(16)
+        kind = request.bot_kind or self.limits.bot_kind
         config = HostConfig(game=request.game, players=request.players, bots=request.bots,
+                            bot_kind=kind, think=self.limits.think,
                             bot_delay=self.limits.bot_delay,
                             away_timeout=self.limits.away_timeout, owner_secret=owner,
                             turn_seconds=self.limits.turn_seconds)
@@ -212,8 +228,8 @@ class TablesService:
         self.tables[table.room] = table
         table.task = asyncio.create_task(self._deal(table))
         self.note_changes()
-        log.info("table %s opened: %s for %d with %d bots", format_room_code(table.room),
-                 request.game, request.players, request.bots)
+        log.info("table %s opened: %s for %d with %d %s bots", format_room_code(table.room),
+                 request.game, request.players, request.bots, kind)
         return table
 
     async def _deal(self, table: Table) -> None:
@@ -359,9 +375,12 @@ class TablesClient:
             raise ValueError("the listing has no version")
         return [TableInfo.from_json(t) for t in data["tables"]], version
 
-    async def create(self, game: str, players: int, bots: int) -> tuple[str, bytes]:
+    async def create(self, game: str, players: int, bots: int,
+                     bot_kind: str | None = None) -> tuple[str, bytes]:
         """Open a table; return its room code and owner secret, or raise BadTableRequest."""
-        payload = {"game": game, "players": players, "bots": bots}
+        payload: dict[str, Any] = {"game": game, "players": players, "bots": bots}
+        if bot_kind is not None:
+            payload["bot_kind"] = bot_kind
         async with self._session().post(f"{self.base_url}/tables", json=payload) as response:
             data = await response.json()
             if response.status != 201:

@@ -69,6 +69,7 @@ class HostConfig:
     seed: int | None = None
     bot_kind: str = "greedy"
     bot_delay: float = 0.0
+    think: float | None = None  # an expert bot's time limit per move; None: the default
     away_timeout: float = 60.0
     reveal_timeout: float = 10.0  # how long a connected seat may take to commit or reveal a nonce
     save_path: Path | None = None

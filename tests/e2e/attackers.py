@@ -2,6 +2,7 @@
 
     python -m tests.e2e.attackers rooms URL --from 127.0.0.2
     python -m tests.e2e.attackers slowloris HOST PORT --from 127.0.0.2 --attempts 3000
+    python -m tests.e2e.attackers slowloris HOST PORT --from 127.0.0.10-49  (40 addresses)
     python -m tests.e2e.attackers squat URL ROOM --from 127.0.0.2
     python -m tests.e2e.attackers flood URL --from 127.0.0.2 --conns 200 --rate 100
 
@@ -27,6 +28,15 @@ from netplay.relay.client import RelayConnection, RelayRefused
 def report(key: str, value: object) -> None:
     """One `key value` line on stdout, for the test to find."""
     print(f"{key} {value}", flush=True)
+
+
+def addresses(text: str) -> list[str]:
+    """The source addresses `--from` names: one, or a range of last bytes (127.0.0.10-49)."""
+    first, _, last = text.partition("-")
+    if not last:
+        return [first]
+    stem, low = first.rsplit(".", 1)
+    return [f"{stem}.{n}" for n in range(int(low), int(last) + 1)]
 
 
 def session_from(address: str) -> aiohttp.ClientSession:
@@ -59,11 +69,13 @@ async def slowloris(args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + args.seconds
 
+    sources = addresses(args.address)
+
     async def one() -> None:
         nonlocal opened, dropped
         try:
             reader, writer = await asyncio.open_connection(
-                args.host, args.port, local_addr=(args.address, 0))
+                args.host, args.port, local_addr=(sources[opened % len(sources)], 0))
         except OSError:
             dropped += 1
             return

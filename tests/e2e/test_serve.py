@@ -225,12 +225,13 @@ async def test_announces_a_kept_host_key_and_serves_browsers(serve: ServerMaker,
 
 async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
                                                   players: Callable[[], Player]) -> None:
-    server = await serve("--away-seconds", "0.2", "--bot-speed", "0.005")
+    # Issue 14: the dialog's k chooses the expert, which thinks as briefly as --think says.
+    server = await serve("--away-seconds", "0.2", "--bot-speed", "0.005", "--think", "0.01")
     alice = players()
     await alice.login(server, "alice")
     await alice.see("No tables yet: press n to open one.")
 
-    await alice.new_table(expect="Zodiak for 2: you, 1 bot.")
+    await alice.new_table("k", "k", expect="Zodiak for 2: you, 1 expert bot.")
     await alice.see("Your turn")
     await alice.type("d")
     await alice.see(r"alice draws \d+ card")

@@ -263,6 +263,32 @@ def test_sim_expert_rotated_with_intervals(capsys: pytest.CaptureFixture[str]) -
     assert "95% CI" in capsys.readouterr().out
 
 
+def test_sim_whole_matches(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14: `sim --matches N` plays whole matches, to the game's target (RULES 1.6: 55;
+    2.4: 10,000) or `--target`'s, and counts wins in matches."""
+    assert main(["sim", "hekata", "--players", "2", "--matches", "4", "--bots", "greedy,random",
+                 "--rotate", "--seed", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["matches"] == 4 and out["rounds"] >= 4
+    assert sum(out["wins"].values()) + out["no_winner"] == 4
+    assert main(["sim", "zodiak", "--players", "3", "--matches", "2", "--target", "15",
+                 "--bots", "expert,greedy", "--playouts", "4", "--seed", "1"]) == 0
+    assert "2 zodiak matches (" in capsys.readouterr().out
+
+
+def test_sim_matches_reach_the_target() -> None:
+    """RULES 1.6 and 2.4: a simulated match ends when a seat or team reaches the target."""
+    import random
+
+    from engine.simulate import play_match
+
+    for game, players, target in [("zodiak", 2, 55), ("hekata", 4, 10_000), ("hekata", 2, 3000)]:
+        match, moves = play_match(game, players, ["greedy", "random"] * (players // 2),
+                                  random.Random(players), target=target)
+        assert match.winner is not None and moves > 0
+        assert max(match.scores) >= target and match.target == target
+
+
 def test_hint_with_the_expert(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 14: `hint --bot expert` for both games gives a legal move; RULES 1.3's example run
     and RULES 2.3's `98 + 2` are what it finds."""
@@ -300,7 +326,11 @@ def test_hint_bot_errors(args: list[str], reason: str) -> None:
     (["hekata", "--players", "3"], "Hekata is for 2 or 4 players, not 3"),
     (["zodiak", "--bots", "greedy,clever"], "unknown bot clever"),
     (["zodiak", "--rounds", "0"], "--rounds must be at least 1"),
-], ids=["zodiak 5", "hekata 3", "bad bot", "no rounds"])
+    (["zodiak", "--matches", "0"], "--matches must be at least 1"),
+    (["zodiak", "--target", "20"], "goes with --matches"),
+    (["zodiak", "--matches", "1", "--target", "0"], "--target is a score of 1 or more"),
+], ids=["zodiak 5", "hekata 3", "bad bot", "no rounds", "no matches", "target alone",
+        "no target"])
 def test_sim_errors(args: list[str], reason: str) -> None:
     """Issue: bad sim options exit with status 2 and say why."""
     done = run(["sim", *args])

@@ -150,6 +150,39 @@ def test_zodiak_samples_match_the_view_and_the_reshuffles() -> None:
     assert checked_pools > 0
 
 
+def test_zodiak_samples_read_greedy_runs() -> None:
+    """RULES 1.3 and 1.7: against players who shed all they can (greedy), a sample keeps what
+    their runs showed: after a run (not a lone ace, zodiac card or eight) and no draw since, no
+    card left in the player's hand may follow the run's last card."""
+    rng = random.Random(21)
+    greedy = GreedyBot()
+    checked = 0
+    for players in (2, 3):
+        for _ in range(6):
+            table = dealt("zodiak", players, rng)
+            state = table.state
+            while not state.round_over:
+                seat = state.turn
+                assert seat is not None
+                belief = ZodiakBelief(state.view(seat))
+                for other in range(players):
+                    mine = [e for e in state.history if e.seat == other]
+                    if other == seat or not mine or not isinstance(mine[-1].move, zodiak.Run):
+                        continue
+                    run = mine[-1].move.cards
+                    if len(run) == 1 and (run[0].rank in (1, 8)
+                                          or run[0] == state.zodiac_card(other)):
+                        continue
+                    tail = run[-1]
+                    for _ in range(3):
+                        hand = [CARDS[c] for c in bits(belief.sample(rng).hands[other])]
+                        assert not [c for c in hand if c.rank == tail.rank or (
+                            c.suit == tail.suit and abs(c.rank - tail.rank) == 1)], (run, hand)
+                        checked += 1
+                table.push(greedy.choose(state.view(seat, history=False)))
+    assert checked > 100
+
+
 def test_hekata_samples_match_the_view() -> None:
     """RULES 2.6: a sample keeps the table, the seat's hand, every hand size and the stock size,
     and deals exactly the cards nobody has seen."""

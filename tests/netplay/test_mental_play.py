@@ -95,8 +95,13 @@ def test_honest_rounds_end_the_same_for_every_party(game: str, people: int, play
 def test_a_reshuffle_goes_through_every_partys_shuffle() -> None:
     """Zodiak's pile under its top card becomes the next epoch, shuffled by every party in turn
     (tui/RULES.md 1.5, FAIRNESS.md A8 "Reshuffle"), and the round still ends the same for all."""
-    parties = table_of("zodiak", 1, 2)
-    play_out(parties, seed=6, kinds=("random", "random"))
+    # The parties' random shuffles shape the deck, so no seed guarantees a reshuffle: play
+    # rounds until one has reshuffled (about half of them do).
+    for attempt in range(12):
+        parties = table_of("zodiak", 1, 2)
+        play_out(parties, seed=6 + attempt, kinds=("random", "random"))
+        if len(next(iter(parties.values())).mental.decks) >= 2:
+            break
     assert len({outcome(play) for play in parties.values()}) == 1
     for play in parties.values():
         assert len(play.mental.decks) >= 2

@@ -373,3 +373,23 @@ def test_any_permutation_is_proven_and_moves_each_card_where_it_says(perm: list[
     book = CardBook(SMALL)
     opened = [book.card(output.b - output.a * keys[0].secret, 0) for output in made.outputs]
     assert opened == [SMALL[i] for i in perm]
+
+
+@pytest.mark.parametrize("cards", [FRENCH, HEKATA], ids=["zodiak", "hekata"])
+def test_open_deck_shortcut_computes_the_same_proof(cards: list[str]) -> None:
+    """A first shuffle made or checked with the open deck's shortcut (FAIRNESS.md A5) is the
+    same proof as without it: each checks the other's, and a stacked deck fails both ways."""
+    _, joint = table_keys([0, 1])
+    inputs = open_deck(cards, joint.combined)
+    fast = shuffle_deck(CONTEXT, 0, 0, joint.combined, inputs, open_cards=cards)
+    plain = shuffle_deck(CONTEXT, 0, 0, joint.combined, inputs)
+    for made in (fast, plain):
+        verify_shuffle(made, CONTEXT, 0, 0, joint.combined, inputs)
+        verify_shuffle(made, CONTEXT, 0, 0, joint.combined, inputs, open_cards=cards)
+    other = next(card for card in cards if card != cards[0])
+    stacked = [other, *cards[1:]]  # the first card became another
+    cheat = shuffle_deck(CONTEXT, 0, 0, joint.combined, open_deck(stacked, joint.combined),
+                         open_cards=stacked)
+    for shortcut in (None, cards):
+        with pytest.raises(FairnessError, match="not proven correct"):
+            verify_shuffle(cheat, CONTEXT, 0, 0, joint.combined, inputs, open_cards=shortcut)

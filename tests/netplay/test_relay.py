@@ -22,7 +22,7 @@ from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused, relay_url
 from netplay.relay.server import RelayLimits, RunningRelay, start_relay
-from netplay.relay.wire import format_room_code
+from netplay.relay.wire import format_room_code, room_code_for
 
 
 class Net:
@@ -185,6 +185,30 @@ async def test_host_away_back_and_reclaim_with_the_secret(net: Net) -> None:
     assert await late.recv() == HostBack()
     await seat.send(b"welcome back")
     assert await back.recv() == Frame(sender=1, body=b"welcome back")
+
+
+async def test_a_restarted_relay_reopens_a_room_only_for_its_secret(net: Net) -> None:
+    # The relay forgot the room (it restarted): the secret the code stands for opens it again;
+    # another secret, or the code of another room, is told there is no such room.
+    first = await net.start()
+    host = await net.open_room(first.url)
+    assert host.host_secret is not None and room_code_for(host.host_secret) == host.room
+    restarted = await net.start()
+    for secret in (b"guess" * 8, bytes(32), host.host_secret[:16]):
+        with pytest.raises(RelayRefused) as refused:
+            await net.open_room(restarted.url, room=host.room, host_secret=secret)
+        assert refused.value.code == "no_such_room"
+    other = await net.open_room(first.url)
+    with pytest.raises(RelayRefused) as refused:
+        await net.open_room(restarted.url, room=other.room, host_secret=host.host_secret)
+    assert refused.value.code == "no_such_room"
+    back = await net.open_room(restarted.url, room=format_room_code(host.room).lower(),
+                               host_secret=host.host_secret)
+    assert (back.room, back.conn, back.host_secret) == (host.room, 0, host.host_secret)
+    seat = await net.enter(restarted.url, host.room)
+    await seat.send(b"back again")
+    assert isinstance(await back.recv(), Arrived)
+    assert await back.recv() == Frame(sender=1, body=b"back again")
 
 
 async def test_reclaim_replaces_a_host_link_that_still_looks_alive(net: Net) -> None:

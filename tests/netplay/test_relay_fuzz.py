@@ -64,6 +64,7 @@ async def table() -> AsyncIterator[Table]:
     relay = await start_relay(limits=FUZZ_LIMITS)
     host = await RelayConnection.open_room(relay.url)
     seat = await RelayConnection.enter(relay.url, host.room)
+    await host.admit(seat.conn)  # else dropped after admit_timeout_seconds: a slow run failed
     yield Table(relay, host, seat)
     await seat.close()
     await host.close()

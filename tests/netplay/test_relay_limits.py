@@ -27,7 +27,7 @@ from netplay.relay.client import (
     RelayUnreachable,
     client_tls,
 )
-from netplay.relay.guard import ThrottleFilter, TokenBucket
+from netplay.relay.guard import ThrottleFilter, TokenBucket, address_key
 from netplay.relay.server import RelayLimits, RunningRelay, start_relay, tls_context
 
 # Waits that only a broken relay gets near; nothing here asserts how long anything took.
@@ -146,6 +146,65 @@ async def test_exempt_addresses_are_not_counted(net: Net) -> None:
     relay = await net.relay(max_rooms_per_address=1, exempt_addresses=frozenset({"127.0.0.5"}))
     for _ in range(3):
         await net.open_room(relay, "127.0.0.5")
+
+
+async def test_past_the_waiting_cap_the_most_crowded_address_makes_room(net: Net) -> None:
+    # Six connections wait (never say hello) from 127.0.0.2, two from 127.0.0.3: the cap of 8
+    # is reached, and a newcomer past it evicts the oldest waiting one of 127.0.0.2, never the
+    # room's host nor its admitted seat, nor 127.0.0.3's while 127.0.0.2 holds more.
+    relay = await net.relay(max_waiting=8, hello_timeout_seconds=60)
+    host = await net.open_room(relay, "127.0.0.5")
+    seat = await net.enter(relay, host.room, "127.0.0.5")
+    await host.admit(seat.conn)
+    await round_trip(host)
+    crowd = [await net.raw(relay, "127.0.0.2") for _ in range(6)]
+    others = [await net.raw(relay, "127.0.0.3") for _ in range(2)]
+    assert relay.relay.guard.waiting_total == 8
+    newcomer = await net.open_room(relay, "127.0.0.4")  # in a room: no longer waiting
+    assert await closed_by_relay(crowd[0]) is not None
+    await net.raw(relay, "127.0.0.7")
+    second = await net.enter(relay, newcomer.room, "127.0.0.6")  # waits, until admitted
+    assert await closed_by_relay(crowd[1]) is not None
+    assert relay.relay.guard.evicted == 2
+    await newcomer.admit(second.conn)
+    await round_trip(newcomer)
+    for ws in crowd[2:] + others:
+        await ws.send_bytes(encode({"t": "ping"}))
+        assert decode(await ws.receive_bytes(), 1024)["t"] == "pong"
+    for conn in (host, seat, newcomer, second):
+        await round_trip(conn)
+
+
+def test_an_ipv6_prefix_counts_as_one_address() -> None:
+    assert address_key("2001:db8:1:2:aaaa::1") == address_key("2001:db8:1:2:ffff::9")
+    assert address_key("2001:db8:1:2::1") == "2001:db8:1:2::/64"
+    assert address_key("2001:db8:1:3::1") != address_key("2001:db8:1:2::1")
+    assert address_key("::ffff:192.0.2.7") == "192.0.2.7"
+    assert address_key("192.0.2.7") == "192.0.2.7"
+    assert address_key("fe80::1%eth0") == "fe80::/64"
+    assert address_key("?") == "?"
+    assert RelayLimits(exempt_addresses=frozenset({"2001:db8::5"})).exempt_addresses == {
+        "2001:db8::/64"}
+
+
+async def test_ipv6_addresses_of_one_prefix_share_its_limits() -> None:
+    # Two addresses of one /64 on the loopback interface would need configuring; a relay on
+    # ::1 sees one address, and counts it as its prefix.
+    try:
+        relay = await start_relay("::1", limits=RelayLimits(max_conns_per_address=2))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    try:
+        async with aiohttp.ClientSession() as session:
+            conns = [await RelayConnection.open_room(relay.url, session=session)
+                     for _ in range(2)]
+            assert set(relay.relay.book.addresses) == {"::/64"}
+            with pytest.raises(RelayUnreachable):
+                await RelayConnection.open_room(relay.url, session=session)
+            for conn in conns:
+                await conn.close()
+    finally:
+        await relay.close()
 
 
 async def test_a_half_sent_request_is_dropped_at_the_upgrade_deadline() -> None:
@@ -371,3 +430,37 @@ async def test_a_tls_relay_with_a_trusted_certificate(net: Net, tmp_path: Path) 
     assert (await host.recv()).body == b"over tls"
     with pytest.raises(RelayUnreachable, match="not trusted"):
         await RelayConnection.enter(relay.url, host.room, tls=client_tls(None))
+
+
+async def test_tls_handshakes_count_against_their_address(net: Net, tmp_path: Path) -> None:
+    # A connection that never starts its handshake holds its address's one slot, so the
+    # address's next is closed at once; another address still gets in over TLS, and the
+    # silent one is dropped at the upgrade deadline, its slot free again.
+    cert, key = self_signed(tmp_path)
+    relay = await net.relay(tls=tls_context(cert, key), max_conns_per_address=1,
+                            upgrade_timeout_seconds=1.0)
+    silent_reader, silent = await asyncio.open_connection(relay.host, relay.port,
+                                                          local_addr=("127.0.0.2", 0))
+    async with asyncio.timeout(PATIENCE):
+        while relay.relay.book.total < 1:
+            await asyncio.sleep(0.01)
+    assert relay.relay.book.addresses["127.0.0.2"].connections == 1
+    reader, writer = await asyncio.open_connection(relay.host, relay.port,
+                                                   local_addr=("127.0.0.2", 0))
+    async with asyncio.timeout(PATIENCE):
+        assert await reader.read() == b""  # closed unanswered: no handshake for it
+    writer.close()
+    assert relay.relay.book.refused >= 1
+    host = await RelayConnection.open_room(relay.url, tls=client_tls(cert),
+                                           session=net.session("127.0.0.3"))
+    net.conns.append(host)
+    await round_trip(host)
+    async with asyncio.timeout(PATIENCE):
+        assert await silent_reader.read() == b""  # the deadline took it
+    silent.close()
+    assert relay.relay.guard.timed_out >= 1
+    async with asyncio.timeout(PATIENCE):
+        while "127.0.0.2" in relay.relay.book.addresses and (
+                relay.relay.book.addresses["127.0.0.2"].connections):
+            await asyncio.sleep(0.01)
+    await round_trip(host)

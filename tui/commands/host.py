@@ -7,6 +7,7 @@ import asyncio
 import errno
 import getpass
 import secrets
+import ssl
 import sys
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
-from tui.commands.netargs import add_player_arguments, stop_on_signals
+from tui.commands.netargs import add_player_arguments, add_think_argument, stop_on_signals
 from tui.commands.play import add_house_argument
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
@@ -76,6 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue the game saved by a host that stopped")
     add_house_argument(parser)
+    add_think_argument(parser)
     parser.add_argument("--no-announce", action="store_true",
                         help="do not list this table on the local network (mDNS)")
     add_player_arguments(parser)
@@ -131,7 +133,7 @@ async def host_main(args: argparse.Namespace) -> int:
     save = args.save or default_save_path()
     config = HostConfig(
         game=args.game, players=args.players, bots=args.bots, seed=args.seed,
-        bot_kind=args.bot_kind,
+        bot_kind=args.bot_kind, think=args.think,
         bot_delay=args.speed if not args.headless else min(args.speed, 0.6),
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),
@@ -178,7 +180,8 @@ async def host_main(args: argparse.Namespace) -> int:
     join_hint = announce(args, conn.room, relay.port if relay else None,
                          host.identity.public.fingerprint())
     stop = stop_on_signals()
-    serving = asyncio.create_task(host.serve(conn))
+    reopen = (lambda lost: reopen_room(url, lost, tls)) if args.relay else None
+    serving = asyncio.create_task(host.serve(conn, reopen))
     lan = None
     if relay is not None and not args.no_announce:
         lan = asyncio.create_task(announce_on_lan(args, relay.port))
@@ -197,15 +200,47 @@ async def host_main(args: argparse.Namespace) -> int:
         task.cancel()
     if lan is not None:
         await withdraw(lan)
+    conn = host.relay or conn  # the last connection, after any reopening
     lost = conn.closed and not stop.is_set() and not host.finished
     await conn.close()
     if relay is not None:
         await relay.close()
+    if serving.done() and not serving.cancelled() and serving.exception() is not None:
+        raise serving.exception()  # type: ignore[misc]  # the relay refused the room back
     if lost and relay is None:
         code = conn.close_code
         say(f"lost the relay before the match ended{f' (close code {code})' if code else ''}")
         return 1
     return 0 if host.finished or not args.headless else 130
+
+
+REOPEN_FIRST, REOPEN_MOST = 0.5, 5.0  # seconds between tries to get the room back
+# Refusals worth waiting out; any other (a wrong secret: someone else holds the code) ends.
+REOPEN_RETRY_CODES = frozenset({"too_many_rooms", "rate_limited", "no_such_room"})
+REOPEN_NO_ROOM_TRIES = 20  # a relay that keeps answering no_such_room cannot recreate rooms
+
+
+async def reopen_room(url: str, lost: RelayConnection, tls: ssl.SSLContext | None
+                      ) -> RelayConnection:
+    """Get `lost`'s room back on the relay at `url`, with backoff, saying so on one line."""
+    code = lost.close_code
+    say(f"lost the relay{f' (close code {code})' if code else ''}; reconnecting to"
+        f" {url} and reopening room {format_room_code(lost.room)}…")
+    delay, no_room = REOPEN_FIRST, 0
+    while True:
+        await asyncio.sleep(delay)
+        try:
+            conn = await RelayConnection.open_room(url, lost.room, lost.host_secret, tls=tls)
+        except RelayRefused as exc:
+            no_room = no_room + 1 if exc.code == "no_such_room" else 0
+            if exc.code not in REOPEN_RETRY_CODES or no_room >= REOPEN_NO_ROOM_TRIES:
+                raise
+        except (RelayUnreachable, RelayClosed):
+            pass
+        else:
+            say(f"back on the relay: room {format_room_code(conn.room)} open again")
+            return conn
+        delay = min(delay * 2, REOPEN_MOST)
 
 
 async def announce_on_lan(args: argparse.Namespace, port: int) -> LanAnnouncement | None:

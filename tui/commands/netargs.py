@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +19,23 @@ def add_player_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--result", type=Path, metavar="FILE",
                         help="write the final match result as JSON to FILE")
     parser.add_argument("--ascii", action="store_true", help="no Unicode suit symbols")
+
+
+def add_think_argument(parser: argparse.ArgumentParser) -> None:
+    """Declare --think, the expert bots' time limit per move."""
+    parser.add_argument("--think", type=think_seconds, metavar="SECONDS",
+                        help="an expert bot's time limit per move (default 0.8)")
+
+
+def think_seconds(text: str) -> float:
+    """--think's value, or argparse's error with the reason."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < math.inf:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a time: seconds, more than 0")
+    return seconds
 
 
 def stop_on_signals() -> asyncio.Event:

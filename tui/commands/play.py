@@ -11,6 +11,7 @@ from engine.errors import IllegalMove, RecordError
 from engine.games import GAME_NAMES, GAMES, ZODIAK
 from engine.house import STANDARD, HouseRules
 from engine.zodiak import SIGNS
+from tui.commands.netargs import add_think_argument
 from tui.matchsetup import DEFAULT_SPEED, MatchOptions, sign_of_today
 from tui.settings import load_settings
 
@@ -38,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ascii", action="store_true",
                         help="letters instead of suit symbols and box drawing")
     parser.add_argument("--resume", action="store_true", help="continue the saved match")
+    add_think_argument(parser)
     add_house_argument(parser)
 
 
@@ -73,7 +75,7 @@ def options_from(args: argparse.Namespace) -> MatchOptions:
         name=args.name or saved.name or default_name(),
         sign=args.sign or saved.sign or sign_of_today(),
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()) or ("greedy",),
-        seed=args.seed, speed=speed_of(args), house=args.house)
+        seed=args.seed, speed=speed_of(args), house=args.house, think=args.think)
 
 
 def speed_of(args: argparse.Namespace) -> float:
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         if args.resume:
-            session = resume_match(speed_of(args))
+            session = resume_match(speed_of(args), think=args.think)
         elif args.game is None:
             return run_start_screen(ascii_only=args.ascii)
         else:

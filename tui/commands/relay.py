@@ -26,6 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="rooms open at once from one source address")
     parser.add_argument("--max-conns-per-address", type=int, default=64,
                         help="connections open at once from one source address")
+    parser.add_argument("--max-waiting", type=int, default=0, metavar="N",
+                        help="connections not yet in a room (or not yet admitted to one) from"
+                        " all addresses; past it the newest evicts the oldest of the address"
+                        " holding most (default 0: half the connections the relay can hold)")
     parser.add_argument("--trust", action="append", default=[], metavar="ADDRESS",
                         help="a source address the per-address limits do not apply to (e.g. a"
                         " TLS proxy in front of this relay, which makes every player come from"
@@ -45,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; the exit status."""
     if (args.max_rooms < 1 or args.max_conns_per_room < 2 or args.max_rooms_per_address < 1
-            or args.max_conns_per_address < 1):
+            or args.max_conns_per_address < 1 or args.max_waiting < 0):
         print("cardtui relay: --max-rooms and the per-address limits must be at least 1,"
               " --max-conns-per-room at least 2", file=sys.stderr)
         return 2
@@ -73,7 +77,7 @@ async def _serve(args: argparse.Namespace) -> int:
     limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room,
                          max_rooms_per_address=args.max_rooms_per_address,
                          max_conns_per_address=args.max_conns_per_address,
-                         exempt_addresses=frozenset(args.trust),
+                         max_waiting=args.max_waiting, exempt_addresses=frozenset(args.trust),
                          messages_per_second=args.messages_per_second, burst=args.burst,
                          host_grace_seconds=args.host_grace)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")

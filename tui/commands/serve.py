@@ -27,6 +27,9 @@ WARM_START_SECONDS = 30.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the command's options."""
+    from engine.bots import BOT_KINDS
+    from tui.commands.netargs import add_think_argument
+
     parser.add_argument("--ssh-port", type=int, default=2222, help="SSH port (default 2222)")
     parser.add_argument("--port", type=int, default=7777,
                         help="relay and tables HTTP port (default 7777); it listens on loopback"
@@ -69,6 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              " from a warm process (slower, uses more memory)")
     parser.add_argument("--bot-speed", type=float, default=0.6,
                         help="seconds between bot moves")
+    parser.add_argument("--bot-kind", choices=BOT_KINDS, default="greedy",
+                        help="the bots of a table whose creator chose none: greedy (default),"
+                             " random or expert")
+    add_think_argument(parser)
 
 
 def default_host_key() -> Path:
@@ -165,6 +172,13 @@ def launch_command(warm: str, server: str, name: str) -> list[str]:
     return [sys.executable, "-I", "-S", "-c", code, warm, server, name]
 
 
+# What a session's launcher passes on to the app the warm process forks for it: the terminal's
+# and, for the browser door, textual-serve's (its driver, colours and initial size).
+LAUNCH_FORWARDS = ("TERM", "LANG", "LC_ALL", "COLORTERM", "TEXTUAL_DRIVER", "TEXTUAL_FPS",
+                   "TEXTUAL_COLOR_SYSTEM", "COLUMNS", "ROWS", "TERM_PROGRAM",
+                   "TERM_PROGRAM_VERSION")
+
+
 def launch(argv: list[str]) -> int:
     """Hand this terminal to the warm process, relay resizes, and return the app's exit status."""
     warm, server, name = argv
@@ -172,7 +186,7 @@ def launch(argv: list[str]) -> int:
     try:
         conn.connect(warm)
         request = {"name": name, "env": {k: v for k, v in os.environ.items()
-                                         if k in ("TERM", "LANG", "LC_ALL", "COLORTERM")}}
+                                         if k in LAUNCH_FORWARDS}}
         socket.send_fds(conn, [json.dumps(request).encode()], [0, 1, 2])
     except OSError:
         conn.close()
@@ -217,7 +231,8 @@ async def serve(args: argparse.Namespace) -> int:
                                        empty_seconds=args.empty_table_seconds,
                                        bot_delay=args.bot_speed,
                                        away_timeout=args.away_seconds,
-                                       turn_seconds=args.turn_seconds or None),
+                                       turn_seconds=args.turn_seconds or None,
+                                       bot_kind=args.bot_kind, think=args.think),
                            tables_per_remote_address=opened.limits.tables_per_address)
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []
@@ -259,7 +274,12 @@ async def serve(args: argparse.Namespace) -> int:
             origins = args.web_origin or [f"http://{host_and_port(host, args.web_port)}" for host
                                           in (reachable_address(args.bind), "127.0.0.1",
                                               "localhost")]
-            web_door = WebDoor(lambda name: entry_command(server, name), session_environment(),
+            def web_command(name: str) -> list[str]:
+                if warm is None:
+                    return entry_command(server, name)
+                return launch_command(warm, server, name)
+
+            web_door = WebDoor(web_command, session_environment(),
                                sessions, throttle, args.password, origins,
                                idle_timeout=limits.idle_timeout)
             web_port = await listen(await start_runner(web_door.app(), runners), args.bind,

@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Label, Select, Static
 
+from engine.bots import BOT_KINDS
 from engine.games import GAME_NAMES, GAMES
 from netplay.relay.wire import ROOM_CODE_LENGTH, format_room_code, parse_room_code
 from netplay.table.service import TableInfo, TableRequest, TablesClient
@@ -32,7 +33,7 @@ COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
 
 
 class NewTableDialog(ModalScreen[TableRequest | None]):
-    """Choose a game, the seats and how many bots take them; g, p and b cycle the choices."""
+    """Choose a game, the seats, how many bots take them and which kind; g, p, b, k cycle them."""
 
     DEFAULT_CSS = """
     NewTableDialog { align: center middle; }
@@ -44,6 +45,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         Binding("g", "cycle('game')", "Game"),
         Binding("p", "cycle('players')", "Players"),
         Binding("b", "cycle('bots')", "Bots"),
+        Binding("k", "cycle('kind')", "Bot kind"),
         Binding("enter", "create", "Create", key_display="⏎", priority=True),
         Binding("escape", "dismiss(None)", "Cancel", key_display="esc"),
     ]
@@ -55,7 +57,8 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
                        GAME_NAMES[0]),
                       ("Players (p)", "players", [(str(n), n) for n in GAMES[GAME_NAMES[0]].players],
                        2),
-                      ("Bots (b)", "bots", [("0", 0), ("1", 1)], 1))
+                      ("Bots (b)", "bots", [("0", 0), ("1", 1)], 1),
+                      ("Kind (k)", "kind", [(k, k) for k in BOT_KINDS], BOT_KINDS[0]))
             for label, name, options, value in fields:
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
@@ -84,19 +87,20 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             f"{GAMES[game].title} for {players}: you"
             + (f" and {people - 1} more {'person' if people == 2 else 'people'}" if people > 1
                else "")
-            + (f", {bots_select.value} bot{'s' if bots_select.value != 1 else ''}"
-               if bots_select.value else "")
+            + (f", {bots_select.value} {self.query_one('#kind', Select).value}"
+               f" bot{'s' if bots_select.value != 1 else ''}" if bots_select.value else "")
             + ".")
 
     def request(self) -> TableRequest:
         """Return the table the dialog currently describes."""
         return TableRequest(str(self.query_one("#game", Select).value),
                             int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
-                            int(self.query_one("#bots", Select).value))  # type: ignore[arg-type]
+                            int(self.query_one("#bots", Select).value),  # type: ignore[arg-type]
+                            str(self.query_one("#kind", Select).value))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         chosen = self.request()
-        if event.select.id in ("game", "players"):
+        if event.select.id in ("game", "players", "kind"):
             self._set_choices(chosen.game, chosen.players, chosen.bots)
 
     def action_cycle(self, name: str) -> None:
@@ -108,6 +112,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             seats = GAMES[chosen.game].players
             following = seats[(seats.index(chosen.players) + 1) % len(seats)]
             self._set_choices(chosen.game, following, chosen.bots)
+        elif name == "kind":
+            kind = self.query_one("#kind", Select)
+            kind.value = BOT_KINDS[(BOT_KINDS.index(str(kind.value)) + 1) % len(BOT_KINDS)]
+            self._set_choices(chosen.game, chosen.players, chosen.bots)
         else:
             self._set_choices(chosen.game, chosen.players, (chosen.bots + 1) % chosen.players)
 
@@ -144,10 +152,13 @@ class LobbyScreen(Screen[None]):
 
     tables: reactive[tuple[TableInfo, ...]] = reactive(tuple, always_update=True)
 
-    def __init__(self, client: TablesClient, name: str) -> None:
+    def __init__(self, client: TablesClient, name: str,
+                 listing: tuple[list[TableInfo], int] | None = None) -> None:
         super().__init__()
         self.client = client
         self.player_name = name
+        # A listing and its version fetched before the app started: shown in the first frame.
+        self._prefetched = listing
         self._first_listing = True
         self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
 
@@ -169,12 +180,17 @@ class LobbyScreen(Screen[None]):
         for label, width in COLUMNS:
             table.add_column(label, width=max(len(label), width))
         table.focus()
-        self.watch_listing()
+        if self._prefetched is None:
+            self.watch_listing()
+            return
+        listing, version = self._prefetched
+        self._show(tuple(listing))
+        # Changes are watched for once the first frame is out: it is what a new visitor waits for.
+        self.call_after_refresh(self.watch_listing, version)
 
     @work(exclusive=True, group="watch")
-    async def watch_listing(self) -> None:
-        """Show the listing, then each change of it as the server announces it."""
-        version: int | None = None
+    async def watch_listing(self, version: int | None = None) -> None:
+        """Show the listing (unless version, shown already), then each change of it."""
         while True:
             try:
                 listing, version = await self.client.watch(version)
@@ -251,7 +267,8 @@ class LobbyScreen(Screen[None]):
             return
         self.set_status(f"Opening a {request.game} table for {request.players}…")
         try:
-            room, owner = await self.client.create(request.game, request.players, request.bots)
+            room, owner = await self.client.create(request.game, request.players, request.bots,
+                                                   request.bot_kind)
         except (OSError, aiohttp.ClientError, ValueError) as exc:
             self.set_status(f"Could not open a table: {exc}", error=True)
             return

@@ -1,0 +1,162 @@
+"""Issue 12's attacks on mental-poker dealing, end to end (FAIRNESS.md A8, A12): a hostile host
+(tests/e2e/hostile_host.py, the real host with a modified host's hooks) in its own process with
+its relay, and honest `cardtui join --bot` seats in theirs, all on 127.0.0.1.
+
+Seat 1 is the victim; seat 2 is the host's bot, so the host holds one key (its bots' party).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.test_netplay import Procs, free_port, wait_all
+
+REPO = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def procs(tmp_path: Path) -> Iterator[Procs]:
+    p = Procs(tmp_path)
+    p.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), p.env.get("PYTHONPATH")]))
+    yield p
+    p.stop_all()
+
+
+def start_hostile(procs: Procs, mode: str, *args: str) -> subprocess.Popen:
+    """The hostile host in its own process, logging to host.log; seats 0 and 1 join it."""
+    port = free_port()
+    with open(procs.tmp / "host.log", "w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "tests.e2e.hostile_host", mode,
+                                 str(port), str(procs.tmp / "attack.json"), *args],
+                                stdout=log, stderr=subprocess.STDOUT, env=procs.env,
+                                cwd=procs.tmp, start_new_session=True)
+    procs.procs.append(proc)
+    procs.wait_for_log("host", r"listening on")
+    for seat in (0, 1):  # one after the other, so that seat 1 is the victim's
+        procs.start(f"seat{seat}", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name",
+                    f"p{seat}", "--result", str(procs.tmp / f"r{seat}.json"),
+                    "--seat-file", str(procs.tmp / f"seat{seat}.id"), "--sign", "leo")
+        procs.wait_for_log("host", rf"seat {seat} \(p{seat}\) joined")
+    return proc
+
+
+def report(procs: Procs) -> dict[str, Any]:
+    return json.loads((procs.tmp / "attack.json").read_text())
+
+
+def failures(procs: Procs, seat: int) -> list[str]:
+    """The failed checks a seat's client showed."""
+    return re.findall(r"\(check failed: (.*)\)", procs.log(f"seat{seat}"))
+
+
+def shown_round(procs: Procs, seat: int, number: int) -> bool:
+    """Whether a seat's client showed round `number` (its cards) to its player."""
+    return re.search(rf"^round {number}$", procs.log(f"seat{seat}"), re.MULTILINE) is not None
+
+
+@pytest.mark.timeout(900)  # a whole match, on a machine that may be busy
+def test_hostile_host_trying_every_decryption_never_opens_a_persons_card(procs: Procs) -> None:
+    """The host records every message and, after each, tries every subset of the shares it
+    holds with its own key on every dealt position, and its key on every ciphertext of every
+    shuffle: it opens its bots' cards and the cards played face up, never a person's card."""
+    host = start_hostile(procs, "snoop")
+    wait_all([host, *procs.procs[1:]], timeout=900)
+    found = report(procs)
+    assert found["recovered_private"] == []
+    assert found["recovered_own"] > 0 and found["recovered_public"] > 0  # the attack works
+    # It held every share of a person's card but the person's own, for many cards.
+    assert found["positions_with_all_other_shares"] > 10
+    assert found["rounds"] >= 1 and found["attempts"] > 1000
+    for seat in (0, 1):
+        assert failures(procs, seat) == []
+        assert "result:" in procs.log(f"seat{seat}")  # the honest players finished the match
+
+
+def test_host_forcing_a_reconnect_cannot_deal_without_the_persons_shuffle(procs: Procs) -> None:
+    """The host closes the victim's socket and deals round 1 with the victim's seat given to
+    its bots (no key, no shuffle from the victim): the victim refuses the round, blames the
+    host, and shows no card of it."""
+    start_hostile(procs, "exclude")
+    procs.wait_for_log("seat1", r"check failed: the dealer: dealt round 1 with this seat"
+                       r" played by its bots", timeout=300)
+    assert "dealt round 1 with the victim's seat" in " ".join(report(procs)["done"])
+    assert "connection lost" in procs.log("seat1")  # the host forced a reconnect first
+    assert not shown_round(procs, 1, 1)
+
+
+def test_shuffle_that_skips_every_persons_shuffle_is_refused(procs: Procs) -> None:
+    """After forcing every seat to reconnect, the host's bots' party sends a shuffle made from
+    the open deck (it knows every card's place), not from the people's shuffles: every seat
+    refuses it, blames the host, and no card is dealt from that deck."""
+    start_hostile(procs, "skip")
+    for seat in (0, 1):
+        procs.wait_for_log(f"seat{seat}", r"check failed: the dealer: its shuffle \(step 2 of"
+                           r" the chain\) is not proven correct", timeout=300)
+    for seat in (0, 1):
+        assert not shown_round(procs, seat, 1)
+        assert all(f.startswith("the dealer") for f in failures(procs, seat))
+
+
+def test_replayed_shuffle_and_share_of_an_earlier_round_are_refused(procs: Procs) -> None:
+    """Round 1 is honest. At round 2 the host forces reconnects, forwards seat 0's signed
+    shuffle of round 1, and sends its share of round 1 for a person's position as the share
+    of round 2: both are refused and blamed on the host; the person whose card it was is not
+    shown round 2."""
+    start_hostile(procs, "replay")
+    procs.wait_for_log("host", r"hostile: sent its share of round 1", timeout=600)
+    victim = report(procs)["replayed_share_owner"]
+    procs.wait_for_log(f"seat{victim}", r"check failed: the dealer: its decryption share for"
+                       r" deck position \d+ does not hold", timeout=120)
+    for seat in (0, 1):
+        # Seat 0's message of round 1 does not follow its chain of round 2.
+        procs.wait_for_log(f"seat{seat}", r"check failed: the dealer: .*from seat 0",
+                           timeout=120)
+        assert all(f.startswith("the dealer") for f in failures(procs, seat))
+    assert shown_round(procs, victim, 1) and not shown_round(procs, victim, 2)
+
+
+def test_round_sent_again_from_its_start_is_refused(procs: Procs) -> None:
+    """The host forces the victim to reconnect mid-deal and sends it the round again from its
+    start, so that a client that forgot would announce a second key: the victim keeps what it
+    had, blames the host, and its round goes on."""
+    start_hostile(procs, "rewind")
+    procs.wait_for_log("seat1", r"check failed: the dealer: sent round 1 again from its start",
+                       timeout=300)
+    procs.wait_for_log("seat1", r"(?m)^round 1$", timeout=120)
+    assert all(f.startswith("the dealer") for f in failures(procs, 1))
+    assert failures(procs, 0) == []
+
+
+def test_round_dealt_again_with_the_same_parties_is_refused(procs: Procs) -> None:
+    """Once the seats have sent their shares of round 1, the host deals round 1 again (to keep
+    whichever deal its bots like): every seat keeps the first deal and blames the host."""
+    start_hostile(procs, "redeal")
+    for seat in (0, 1):
+        procs.wait_for_log(f"seat{seat}", r"check failed: the dealer: dealt round 1 a second"
+                           r" time", timeout=300)
+    for seat in (0, 1):
+        assert len(re.findall(r"(?m)^round 1$", procs.log(f"seat{seat}"))) <= 1
+        assert all(f.startswith("the dealer") for f in failures(procs, seat))
+
+
+def test_dropped_shares_are_blamed_on_the_host_not_the_victim(procs: Procs) -> None:
+    """The host never forwards the victim's decryption shares, and closes its socket: the
+    victim sends them again after reconnecting, then blames the host; no seat blames the
+    victim."""
+    start_hostile(procs, "drop")
+    procs.wait_for_log("seat1", r"check failed: the dealer: did not forward this seat's"
+                       r" decryption shares", timeout=300)
+    assert report(procs)["dropped"] >= 2  # sent again after the reconnect
+    assert not any(f.startswith("seat 1") for f in failures(procs, 0))
+    assert all(f.startswith("the dealer") for f in failures(procs, 1))
