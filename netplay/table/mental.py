@@ -35,6 +35,7 @@ log = logging.getLogger("cardtui.host")
 MENTAL_KINDS = frozenset({"mp_key", "mp_shuffle", "mp_shares", "move", "mp_handover",
                           "mp_lost"})
 HANDOVER_SIZE = 72  # a 32-byte round secret in a crypto_box: 24-byte nonce, 16-byte tag
+MIN_AWAY_SECONDS = 5.0  # as netplay/seat/mental.py: no one is dealt out for a shorter absence
 TURN_GRACE = 5.0  # past the turn timer: a seat's own client moves for its player by then
 WATCH_SECONDS = 0.5
 
@@ -61,8 +62,12 @@ class HostMental(TableState):
         """Start round `number`: name the parties, then let the chain of shuffles run."""
         match = self.match
         assert match is not None
-        # A person who is not here when the round starts sits it out: the bots' key plays it.
-        self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None}
+        # A person away for the away time when the round starts sits it out: the bots' key plays
+        # it. One gone for less is dealt in (a seat believes being dealt out only after that
+        # long, netplay/seat/mental.py), and the deal is voided if they stay away.
+        now, gone = time.monotonic(), max(MIN_AWAY_SECONDS, self.config.away_timeout)
+        self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None
+                          and s.away_since is not None and now - s.away_since >= gone}
         self.handed = set()
         self.deal_moves = self.deal_shown = 0
         self.mental = play = self._mental_play(number, 0)
