@@ -32,7 +32,7 @@ from netplay.messages.codec import (
     Text,
     kind,
 )
-from netplay.messages.mental import MENTAL_KINDS, PARTY, MpKey, MpShares, MpShuffle
+from netplay.messages.mental import MENTAL_KINDS, PARTY, MpKey, MpShares, MpShuffle, MpVoid
 from netplay.messages.relay import Refused
 from netplay.messages.seat import MOVE_SIGNED, NONCE_SIGNED, SEAT_SIGNED, Propose
 from netplay.messages.shapes import (
@@ -79,6 +79,7 @@ class Welcome(Message):
     turn_seconds: Annotated[int | None, Opt(Int(SIGNED_MIN, SIGNED_MAX))] = None  # the timer
     house: Annotated[str | None, Opt(Text(MAX_HOUSE))] = None  # docs/RECORDS.md "House rules"
     away_seconds: Annotated[float | None, Opt(Real(0.0, float("inf")))] = None  # before a bot plays
+    dealing: Annotated[str | None, Opt(WORD)] = None  # G9: "mental" or "trusted" (nil: trusted)
 
 
 @kind
@@ -285,7 +286,7 @@ class MatchEnd(Message):
 
 
 HostPayload = (Lobby | Said | Shuffle | Reveal | Forward | Deck | Deal | Moved | Seeds
-               | RoundEnd | MatchEnd | Propose | MpKey | MpShuffle | MpShares)
+               | RoundEnd | MatchEnd | Propose | MpKey | MpShuffle | MpShares | MpVoid)
 HOST_PAYLOADS: Final = Family[HostPayload]("host payload", [
     Lobby, Said, Shuffle, Reveal, Forward, Deck, Deal, Moved, Seeds, RoundEnd, MatchEnd,
-    Propose, *MENTAL_KINDS])  # the last four: its bots' moves and mental poker (G9)
+    Propose, *MENTAL_KINDS, MpVoid])  # the last five: its bots' moves and mental poker (G9)

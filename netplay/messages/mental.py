@@ -1,8 +1,9 @@
 """The mental-poker messages (PROTOCOL.md G9, FAIRNESS.md Part A): keys, shuffles, shares.
 
 Each travels as a signed payload: a seat's in its own move chain, forwarded by the host in a
-`fwd`; those of the host's key for its bots in the host's chain. `mp_void` and `mp_handover`
-are specified and declared here, but no side sends or accepts them yet (`UNSENT`).
+`fwd`; those of the host's key for its bots in the host's chain, naming the `party` whose key they
+are of when it is not the bots' (a key handed over). The host voids a deal (`mp_void`); a
+person leaving hands its key over (`mp_handover`), or says it lost it (`mp_lost`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from netplay.messages.codec import (
     Int,
     ListOf,
     Message,
+    Opt,
     kind,
 )
 from netplay.messages.shapes import EPOCH, ROUND
 
+HANDOVER_SIZE: Final = 72  # a 32-byte round secret in a crypto_box: 24-byte nonce, 16-byte tag
 KEY_SIZE: Final = 96  # a round key and its Schnorr proof (FAIRNESS.md A3)
 SHARE_SIZE: Final = 96  # one decryption share and its proof (FAIRNESS.md A6)
 PARTY: Final = Int(0, 255)  # a seat's number, or 255: the host's key for its bots
@@ -41,6 +44,7 @@ class MpKey(Message):
     round: Annotated[int, ROUND]
     epoch: Annotated[int, EPOCH]
     key: Annotated[bytes, Exactly(KEY_SIZE)]
+    party: Annotated[int | None, Opt(PARTY)] = None  # the host's: whose key, if not its bots'
 
 
 @kind
@@ -52,6 +56,7 @@ class MpShuffle(Message):
     epoch: Annotated[int, EPOCH]
     step: Annotated[int, Int(0, MAX_SEATS)]
     deck: Annotated[bytes, Bin(shuffle_size(MAX_MENTAL_DECK))]
+    party: Annotated[int | None, Opt(PARTY)] = None  # the host's: whose key, if not its bots'
 
 
 @kind
@@ -63,6 +68,7 @@ class MpShares(Message):
     epoch: Annotated[int, EPOCH]
     positions: Annotated[tuple[int, ...], ListOf(POSITION, MAX_CARDS)]
     shares: Annotated[bytes, Bin(SHARE_SIZE * MAX_CARDS)]
+    party: Annotated[int | None, Opt(PARTY)] = None  # the host's: whose key, if not its bots'
 
 
 @kind
@@ -81,8 +87,16 @@ class MpHandover(Message):
 
     t = "mp_handover"
     round: Annotated[int, ROUND]
-    key: Annotated[bytes, Bin(128)]
+    key: Annotated[bytes, Exactly(HANDOVER_SIZE)]
+
+
+@kind
+class MpLost(Message):
+    """A person's program started again without its round key: the deal cannot go on."""
+
+    t = "mp_lost"
+    round: Annotated[int, ROUND]
 
 
 MENTAL_KINDS: Final = (MpKey, MpShuffle, MpShares)
-UNSENT: Final = (MpVoid, MpHandover)
+LEAVING_KINDS: Final = (MpHandover, MpLost)  # a seat's, about its own key

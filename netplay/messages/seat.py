@@ -20,7 +20,16 @@ from netplay.messages.codec import (
     kind,
     max_size,
 )
-from netplay.messages.mental import MENTAL_KINDS, MpKey, MpShares, MpShuffle
+from netplay.messages.mental import (
+    LEAVING_KINDS,
+    MENTAL_KINDS,
+    PARTY,
+    MpHandover,
+    MpKey,
+    MpLost,
+    MpShares,
+    MpShuffle,
+)
 from netplay.messages.shapes import (
     CHAIN,
     COUNT,
@@ -53,6 +62,8 @@ class Propose(Message):
     n: Annotated[int, COUNT]
     move: Annotated[str, Text(MAX_MOVE_TEXT)]
     open: Annotated[tuple[Opening, ...] | None, Opt(ListOf(OPENING, MAX_CARDS))] = None
+    epoch: Annotated[int | None, Opt(EPOCH)] = None  # G9: its deal's first epoch, if not 0
+    party: Annotated[int | None, Opt(PARTY)] = None  # G9, the host's: a key handed over to it
 
 
 @kind
@@ -77,14 +88,15 @@ class NonceReveal(Message):
     seen: Annotated[Seen | None, Opt(Row(Seen, (ROUND, DIGEST)))] = None
 
 
-SeatPayload = Propose | NonceCommit | NonceReveal | MpKey | MpShuffle | MpShares
+SeatPayload = (Propose | NonceCommit | NonceReveal | MpKey | MpShuffle | MpShares | MpHandover
+               | MpLost)
 SEAT_PAYLOADS: Final = Family[SeatPayload]("seat payload", [
-    Propose, NonceCommit, NonceReveal, *MENTAL_KINDS])
+    Propose, NonceCommit, NonceReveal, *MENTAL_KINDS, *LEAVING_KINDS])
 NONCE_PAYLOADS: Final = Family[NonceCommit | NonceReveal]("nonce message",
                                                           [NonceCommit, NonceReveal])
 MOVE_PAYLOADS: Final = Family[Propose]("signed move", [Propose])
-MENTAL_PAYLOADS: Final = Family[MpKey | MpShuffle | MpShares | Propose](
-    "mental-poker message", [*MENTAL_KINDS, Propose])
+MENTAL_PAYLOADS: Final = Family[MpKey | MpShuffle | MpShares | Propose | MpHandover | MpLost](
+    "mental-poker message", [*MENTAL_KINDS, Propose, *LEAVING_KINDS])
 
 NONCE_SIGNED: Final = signed_row(max(max_size(NonceCommit), max_size(NonceReveal)))
 MOVE_SIGNED: Final = signed_row(max_size(Propose))

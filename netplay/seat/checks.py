@@ -94,6 +94,8 @@ class ClientChecks(SeatState):
         self._ever_live = True
         self._resend_unforwarded()
         self._duties()
+        if self.dealing == "mental":
+            self._mental_synced()
 
     def _have(self) -> int:
         """How many of the host's messages of the current chain this client has accepted."""
@@ -387,6 +389,10 @@ class ClientChecks(SeatState):
             self._on_mental_deal(msg)
             return
         self.mental = None
+        if self.dealing == "mental":
+            self.trusted = False
+            raise FairnessError(DEALER, "dealt the cards itself at a table it announced as"
+                                " dealt by mental poker")
         ledger = self._ledger(msg.round)
         players, dealer = msg.players, msg.dealer
         if players != len(self.ids):

@@ -12,6 +12,10 @@ A8, "Blame"): a deal that hands this person's seat to the host's bots while the 
 is refused, so no round is dealt without this person's shuffle; a message of the host's key for
 its bots that fails is blamed on the host; and each message this seat signs must come back
 forwarded in the host's chain: one that does not is sent again, then blamed on the host.
+
+What this seat's `MentalPlay` has already taken is never applied twice. A process started again
+has lost its round key: it tells the host (`mp_lost`), which voids the deal. On leaving in good order the
+seat hands its round key over, sealed to the host (`mp_handover`), so the round goes on.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import asyncio
 import time
 from typing import Any
 
+from engine.errors import IllegalMove
 from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
@@ -29,9 +34,12 @@ from netplay.messages import (
     SEAT_BODIES,
     SEAT_PAYLOADS,
     Deal,
+    MpHandover,
     MpKey,
+    MpLost,
     MpShares,
     MpShuffle,
+    MpVoid,
     Propose,
     ProtocolError,
     SeatSays,
@@ -39,7 +47,7 @@ from netplay.messages import (
     as_map,
     decode,
 )
-from netplay.protocol import pack, read_numbers
+from netplay.protocol import HOST_SENDER, pack, read_numbers
 from netplay.seat.state import SeatState
 from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
 
@@ -48,27 +56,40 @@ FORWARD_SECONDS = 10.0
 long again it is blamed on the host. An honest host forwards each at once, after its checks."""
 MIN_AWAY_SECONDS = 5.0
 """A deal that gives this seat to the bots is believed only after an absence at least this long
-and the table's away time (an honest host waits its away time before it voids a round)."""
+and the table's away time (an honest host waits its away time before it deals a person out)."""
+CLOCK_SECONDS = 0.25  # how often a seat looks at its own turn timer
 
 
 class SeatMental(SeatState):
     """The `RemoteSession` methods that take part in a round dealt by mental poker."""
 
+    def _mental_fresh(self) -> bool:
+        """Whether the host message being read is new to this seat's mental poker (a round
+        sent again from its start repeats what `MentalPlay` has taken): note it as taken."""
+        assert self.chain is not None
+        at = (self.chain_no, self.chain.next_seq(HOST_SENDER))
+        if at <= self._mental_mark:
+            return False
+        self._mental_mark = at
+        return True
+
     def _on_mental_deal(self, msg: Deal) -> None:
+        if not self._mental_fresh():
+            return
         number, players, dealer = msg.round, msg.players, msg.dealer
         parties = msg.parties or ()
         if (players != len(self.ids) or len(parties) != players
                 or any(p not in (i, BOT_PARTY) for i, p in enumerate(parties))):
-            raise FairnessError("dealer", "its deal names parties that are not the table's seats")
+            raise FairnessError(DEALER, "its deal names parties that are not the table's seats")
         scores = read_numbers(msg.scores, "'scores' of a deal")
         signs = tuple(msg.signs or ())
         me = self.my_seat if self.my_seat is not None and self.my_seat < players else None
         dealt = self.mental
-        if dealt is not None and dealt.round_no == number and dealt.seat_parties == tuple(parties):
+        if dealt is not None and dealt.round_no == number:
             # Dealing a round again lets the host pick, among decks, one its bots like; an
-            # honest host deals a round again only after a void, with a bot in a person's seat.
-            raise FairnessError(DEALER, f"dealt round {number} a second time with the same"
-                                " parties: this seat keeps the first deal")
+            # honest host deals a round again only by a void (mp_void), never by a deal.
+            raise FairnessError(DEALER, f"dealt round {number} a second time: this seat keeps"
+                                " the first deal")
         if me is not None and parties[me] != me and not self._was_away():
             self.mental, self.view, self.round_number = None, None, number
             self._refused_round = number
@@ -76,25 +97,117 @@ class SeatMental(SeatState):
                                 " bots while its person is here: the round is refused, and no"
                                 " card of it is shown")
         self._refused_round = None
-        party = me if me is not None and parties[me] == me else WATCHER
-        self.mental = MentalPlay(self.game, self.table, number, party, tuple(parties), signs,
-                                 dealer, tuple(scores), house=self.house)
-        self.view, self.round_number, self._shown = None, number, 0
+        self._voided_empty = False
+        self._mental_start(MentalPlay(self.game, self.table, number, self._party(parties),
+                                      tuple(parties), signs, dealer, tuple(scores),
+                                      house=self.house))
+
+    def _party(self, parties: list[int] | tuple[int, ...]) -> int:
+        me = self.my_seat
+        return me if me is not None and parties[me] == me else WATCHER
+
+    def _mental_start(self, play: MentalPlay) -> None:
+        if self.mental is None or self.mental.round_no != play.round_no:
+            self._signed_here = set()
+        self.mental, self._handed, self._lost, self._told_lost = play, set(), False, False
+        self.view, self.round_number, self._shown = None, play.round_no, 0
         self._mental_after()
 
+    def _on_mental_void(self, msg: MpVoid) -> None:
+        """The host voided the deal in play: deal the round again, its bots' key in `away`."""
+        play = self.mental
+        if not self._mental_fresh():
+            return
+        if play is None:
+            if self._refused_round is not None and msg.round == self._refused_round:
+                return  # a round this seat refused: its voids are not followed either
+            raise ProtocolError("bad_frame", "a void before any deal")
+        number, epoch, away = msg.round, msg.epoch, msg.away
+        parties = play.seat_parties
+        if (number != play.round_no or epoch < play.mental.epoch
+                or any(p not in parties or p == BOT_PARTY for p in away)):
+            raise FairnessError(DEALER, "its void names another round, an epoch already passed,"
+                                " or parties not in the deal")
+        me = self.my_seat
+        if me is not None and me in away and not self._lost and not self._was_away():
+            # Dealing this seat out while its person is here (a forced reconnect is no
+            # absence) would let the host deal without this person's shuffle: refused.
+            self._refuse_round(number, f"voided round {number}'s deal naming this seat as gone"
+                               " while its person is here: the round is refused, and no card of"
+                               " it is shown")
+        if not away:
+            # A void naming nobody is a host that started again (its bots' key is gone). Each
+            # void is a new deal: a host voiding at will could keep the deal its bots like best,
+            # so one such void per round is followed, and a second refused.
+            if self._voided_empty:
+                self._refuse_round(number, f"voided round {number}'s deal a second time naming"
+                                   " nobody: the round is refused, and no card of it is shown")
+            self._voided_empty = True
+        dealt = tuple(BOT_PARTY if p in away else p for p in parties)
+        self.moves_seen -= self._shown  # a voided deal's moves do not count
+        names = ", ".join(self._seat_name(p) for p in away)
+        self.emit(Notice(f"round {number} is dealt again"
+                         + (f": {names} gone, the host's bots play for them" if names else
+                            " (the host started again)")
+                         + ("; the host sees their cards" if names else ""), "warning"))
+        self._mental_start(MentalPlay(self.game, self.table, number, self._party(dealt), dealt,
+                                      play.signs, play.dealer, play.scores, epoch + 1,
+                                      house=self.house))
+
+    def _refuse_round(self, number: int, why: str) -> None:
+        self.mental, self.view, self.round_number = None, None, number
+        self._refused_round = number
+        raise FairnessError(DEALER, why)
+
+    def _seat_name(self, seat: int) -> str:
+        return self.seats[seat].name if 0 <= seat < len(self.seats) else f"seat {seat}"
+
     def _on_mental_host(self, msg: MpKey | MpShuffle | MpShares | Propose) -> None:
-        """A message of the host's key for its bots, signed in the host's own chain."""
-        self._mental_from(BOT_PARTY, as_map(msg))
+        """A message of the host's key for its bots (or of a key handed over to the host),
+        signed in the host's own chain."""
+        if not self._mental_fresh():
+            return
+        party = BOT_PARTY if msg.party is None else msg.party
+        if party != BOT_PARTY and party not in self._handed:
+            raise FairnessError(DEALER, f"spoke for party {party!r}, whose key it does not hold")
+        body = as_map(msg)
+        body.pop("party", None)
+        self._mental_from(party, body)
 
     def _on_mental_fwd(self, seat: int, wire: Signed) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
         body = self._seat_payload(seat, wire, MENTAL_PAYLOADS)
+        fresh = self._mental_fresh()
         if seat == self.my_seat:
-            # This seat's own: applied when it was made, its head advanced when signed.
-            seq = SignedMessage.from_wire(wire).seq
-            self._unforwarded = {n: v for n, v in self._unforwarded.items() if n > seq}
+            self._own_forwarded(SignedMessage.from_wire(wire), body, fresh)
             return
-        self._mental_from(seat, as_map(body))
+        if not fresh:
+            return
+        if isinstance(body, MpHandover):
+            self._handed.add(seat)
+            self.emit(Notice(f"{self._seat_name(seat)} left and handed their key over: the"
+                             " host's bot plays for them and sees their cards", "warning"))
+        elif not isinstance(body, MpLost):
+            self._mental_from(seat, as_map(body))
+
+    def _own_forwarded(self, message: SignedMessage,
+                       body: MpKey | MpShuffle | MpShares | Propose | MpHandover | MpLost,
+                       fresh: bool) -> None:
+        """This seat's own message came back forwarded: its chain moves past it."""
+        head = self._heads["move"]
+        self._unforwarded = {n: v for n, v in self._unforwarded.items() if n > message.seq}
+        if head.follows(message):
+            head.advance(message)  # signed by this seat's earlier process: sign on after it
+        if isinstance(body, MpHandover):
+            self._handing_over.set()
+        play = self.mental
+        epoch = None if isinstance(body, MpHandover | MpLost) else body.epoch
+        if (fresh and play is not None and message.digest not in self._signed_here
+                and body.round == play.round_no
+                and not isinstance(body, MpLost)
+                and (epoch is None or epoch >= play.first_epoch)):
+            # Signed by this seat before this process began: its round key is lost with it.
+            self._lost = True
 
     def _mental_from(self, sender: int, body: dict[str, object]) -> None:
         play = self.mental
@@ -102,6 +215,8 @@ class SeatMental(SeatState):
             if self._refused_round is not None and body.get("round") == self._refused_round:
                 return  # a round this seat refused: nothing of it is applied or blamed again
             raise ProtocolError("bad_frame", "a mental-poker message before any deal")
+        if self._lost:
+            return  # its own key is gone: this seat waits for the deal to be made again
         try:
             play.receive(sender, body)
         except FairnessError as exc:
@@ -110,7 +225,7 @@ class SeatMental(SeatState):
         self._mental_after()
 
     def _was_away(self) -> bool:
-        """Whether this seat's last absence was long enough for an honest host to void it."""
+        """Whether this seat's last absence was long enough for an honest host to deal it out."""
         if not self._ever_live:
             return True  # this process started after the deal: its person was not here
         return self.away_for >= max(MIN_AWAY_SECONDS, self.away_seconds or 0.0)
@@ -156,7 +271,8 @@ class SeatMental(SeatState):
         except ProtocolError:
             return "message"
         return {"mp_key": "round key", "mp_shuffle": "shuffle", "mp_shares": "decryption shares",
-                "move": "move"}.get(str(kind), "message")
+                "move": "move", "mp_handover": "handed-over key",
+                "mp_lost": "lost key"}.get(str(kind), "message")
 
     def _resend_unforwarded(self) -> None:
         """After a (re)connection: send again what the host has not forwarded, and wait anew."""
@@ -165,23 +281,40 @@ class SeatMental(SeatState):
             self._unforwarded[seq] = (body, False)
             self._forward_check_later(seq)
 
+    def _mental_synced(self) -> None:
+        """Caught up: say a lost round key, or send what is owed now."""
+        play = self.mental
+        if play is not None and self._lost and not self._told_lost:
+            self._told_lost = True
+            self.emit(Notice("this client lost its round key when it stopped: the host deals"
+                             " the round again", "warning"))
+            self._sign_mental(pack("mp_lost", round=play.round_no))
+            return
+        if play is not None:
+            self._mental_after()
+
+    def _sign_mental(self, payload: bytes) -> None:
+        # Several messages may leave before the first comes back forwarded: each follows
+        # the last one signed, not the last one heard.
+        head = self._heads["move"]
+        message = head.sign(self.identity.key, payload)
+        head.advance(message)
+        frame = pack("s", c=self.chain_no, m=message.to_wire())
+        self._signed_here.add(message.digest)
+        self._out.append(frame)
+        self._await_forward(message.seq, frame)
+
     def _mental_after(self) -> None:
         """Sign what this seat owes, and show what the round has become."""
         play = self.mental
         assert play is not None
-        for msg in play.drain():
-            body = dict(msg)
-            kind = body.pop("t")
-            if kind == "move":
-                body["open"] = []
-            # Several messages may leave before the first comes back forwarded: each follows
-            # the last one signed, not the last one heard.
-            head = self._heads["move"]
-            message = head.sign(self.identity.key, pack(kind, **body))
-            head.advance(message)
-            signed = pack("s", c=self.chain_no, m=message.to_wire())
-            self._out.append(signed)
-            self._await_forward(message.seq, signed)
+        if self.phase == "live" and not self._lost:
+            for msg in play.drain():
+                body = dict(msg)
+                kind = body.pop("t")
+                if kind == "move":
+                    body["open"] = []
+                self._sign_mental(pack(kind, **body))
         state = play.state
         if state is None:
             return
@@ -212,3 +345,42 @@ class SeatMental(SeatState):
             self.emit(Notice(f"could not play {move}: {exc.reason}", "error"))
             return
         self._mental_after()
+
+    def _handover(self) -> bool:
+        """Sign this seat's round key, sealed to the host, into its chain (mp_handover) when a
+        deal it holds a key in is in play; whether it did."""
+        play = self.mental
+        if (play is None or play.party == WATCHER or self._lost or self.host_id is None
+                or self.phase != "live" or play.settled()):
+            return False
+        sealed = self.identity.key.box_with(self.host_id).encrypt(
+            play.mental.handover_secret())
+        self._sign_mental(pack("mp_handover", round=play.round_no, key=bytes(sealed)))
+        return True
+
+    async def _turn_clock(self) -> None:
+        """On a mental-poker table nobody else holds this seat's key, so when its own turn
+        timer runs out its client moves with the seat's bot (the host voids the deal of a
+        seat that never does, PROTOCOL.md G9)."""
+        from engine.bots import make_bot
+        from netplay.session.thinking import choose_off_loop
+
+        bot = make_bot("greedy", 0)
+        while not self.closed:
+            await asyncio.sleep(CLOCK_SECONDS)
+            play, view, me = self.mental, self.view, self.my_seat
+            if (play is None or view is None or me is None or view.round_over
+                    or view.turn != me or me not in play.my_seats() or play.moves
+                    or self.phase != "live"):
+                continue
+            left, position = self.turn_left(), (self.round_number, len(view.history))
+            if left is None or left > 0 or self._timed_out == position:
+                continue
+            self._timed_out = position
+            move = await choose_off_loop(bot, view.view(me))
+            if self.view is view and len(view.history) == position[1] and not play.moves:
+                self.emit(Notice("your time ran out: your seat's bot moved for you", "warning"))
+                try:
+                    await self.submit(move)
+                except IllegalMove as exc:
+                    self.emit(Notice(f"the bot's move was refused: {exc}", "error"))

@@ -55,6 +55,7 @@ from netplay.messages import (
     Lobby,
     MatchEnd,
     Moved,
+    MpVoid,
     ProtocolError,
     Refused,
     RelayEvent,
@@ -91,6 +92,7 @@ from netplay.session.events import (
     MoveMade,
     Notice,
     RematchOffered,
+    RoundStarted,
     SeatInfo,
     SeatsChanged,
 )
@@ -104,6 +106,16 @@ MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 ROOM_GONE_TRIES = 3  # `no_such_room` this many times running, for ROOM_GONE_SECONDS at least:
 ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives it that long)
+HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
+
+
+def dealing_line(dealing: str) -> str:
+    """What a table's dealing means for a person's cards, in one line (FAIRNESS.md A9)."""
+    if dealing == "mental":
+        return ("dealt by mental poker: nobody, the host included, sees your cards before they"
+                " are played face up; the host holds one key for its bots and sees only their"
+                " cards")
+    return "a trusted dealer: the host's program deals and can see every hand"
 
 
 @dataclass
@@ -122,6 +134,7 @@ class RemoteSession(SeatMental, ClientChecks):
             await self._shutdown_connection()
             raise
         self._task = asyncio.create_task(self._run())
+        self._turn_task = asyncio.create_task(self._turn_clock())
 
     def fingerprint(self) -> str:
         """The table fingerprint of the keys this seat was shown ("" before the welcome)."""
@@ -270,6 +283,20 @@ class RemoteSession(SeatMental, ClientChecks):
         limit = msg.turn_seconds
         self.turn_seconds = limit if limit is not None and 0 < limit <= MAX_TURN_SECONDS else None
         host = public_identity(msg.host)
+        dealing = "mental" if msg.dealing == "mental" else "trusted"
+        if self.dealing == "mental" and dealing != "mental":
+            self._fault(FairnessError(DEALER, "the table was dealt by mental poker and now has"
+                                      " a trusted dealer"))
+            self.trusted = False
+        self.dealing = dealing
+        if dealing != "mental" and not self.allow_trusted and not self.watch:
+            self.refused = ("this table's host deals every card itself and can see every hand"
+                            " (a trusted dealer, not mental poker): join with"
+                            " --allow-trusted-dealer to play there anyway")
+            self.closed = True
+            self.emit(Notice(self.refused, "error"))
+            self._welcome.set()
+            return
         if self.expect is not None and not host_matches(self.expect, host):
             self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"
                             " this is not the table you were told to expect")
@@ -287,6 +314,8 @@ class RemoteSession(SeatMental, ClientChecks):
         if token:
             self.identity.token = token
             self.identity.save(self.identity_path)
+        if not self._welcome.is_set():
+            self.emit(Notice(dealing_line(dealing)))
         self._welcome.set()
 
     def _on_host_message(self, msg: HostPayload) -> None:
@@ -313,6 +342,8 @@ class RemoteSession(SeatMental, ClientChecks):
             self._on_seeds(msg)
         elif isinstance(msg, MatchEnd):
             self._on_match_end(msg)
+        elif isinstance(msg, MpVoid):
+            self._on_mental_void(msg)
         else:
             self._on_mental_host(msg)
 
@@ -475,6 +506,8 @@ class RemoteSession(SeatMental, ClientChecks):
             raise IllegalMove("there is no round in play")
         if self.my_seat is None:
             raise IllegalMove("you are watching, not playing")
+        if self.mental is not None and self.my_seat not in self.mental.my_seats():
+            raise IllegalMove("the host's bot plays your seat until this round is over")
         view.check(move, self.my_seat)
         if self.mental is not None:
             self._mental_submit(move)
@@ -531,9 +564,19 @@ class RemoteSession(SeatMental, ClientChecks):
                 pass
 
     async def close(self) -> None:
-        """Leave the table."""
+        """Leave the table; in a deal by mental poker, hand this seat's round key over first,
+        so the round goes on with the host's bot in the seat."""
+        if not self.closed and self._handover():
+            self._handing_over.clear()
+            outgoing, self._out = self._out, []
+            for body in outgoing:
+                await self._send(body)
+            try:  # until the host has forwarded it: then the round no longer needs this seat
+                await asyncio.wait_for(self._handing_over.wait(), HANDOVER_SECONDS)
+            except TimeoutError:
+                log.info("the host did not forward this seat's handover in time")
         self.closed = True
-        for task in (self._task, self._retry):
+        for task in (self._task, self._retry, self._turn_task):
             if task is not None:
                 task.cancel()
         await self._shutdown_connection()
@@ -572,6 +615,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
                 break
             last = session.result
             continue
+        if isinstance(event, RoundStarted):
+            answered = None  # a round dealt again after a void starts from move 0 again
         if isinstance(event, RematchOffered) and rematches > 0:
             rematches -= 1
             session.after_match = rematches > 0
@@ -580,7 +625,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
         view = session.view
         if (view is None or view.round_over or view.turn != session.my_seat
                 or not session.trusted or not session.queue.empty()
-                or (session.mental is not None and session.mental.moves)):
+                or (session.mental is not None and (
+                    session.mental.moves or session.my_seat not in session.mental.my_seats()))):
             continue
         position = (session.round_number, len(view.history))
         if position == answered and not isinstance(event, Notice):

@@ -21,7 +21,18 @@ from engine.house import STANDARD, HouseRules
 from engine.match import Round
 from netplay.fair import FairnessError, PublicIdentity, TranscriptChain
 from netplay.fair.mental_play import MentalPlay
-from netplay.messages import Deal, Family, HostPayload, Message, Signed
+from netplay.messages import (
+    Deal,
+    Family,
+    HostPayload,
+    Message,
+    MpKey,
+    MpShares,
+    MpShuffle,
+    MpVoid,
+    Propose,
+    Signed,
+)
 from netplay.protocol import ChainHead, RoundLedger
 from netplay.relay.client import RelayConnection
 from netplay.seat.keyfile import SeatIdentity
@@ -78,6 +89,17 @@ class SeatState(GameSession, ABC):
     after_match: bool = False  # keep listening once the match is over, for a rematch
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     _shown: int = 0  # the moves of that round shown so far
+    dealing: str = ""  # "mental" or "trusted", as the welcome says (FAIRNESS.md A9)
+    allow_trusted: bool = True  # `join` refuses a trusted dealer unless --allow-trusted-dealer
+    _mental_mark: tuple[int, int] = (-1, 0)  # the last host message mental poker took
+    _handed: set[int] = field(default_factory=set)  # seats whose key was handed to the host
+    _lost: bool = False  # this process lost its round key (it started again mid-deal)
+    _told_lost: bool = False
+    _voided_empty: bool = False  # this round's deal was voided once naming nobody (a restart)
+    _signed_here: set[bytes] = field(default_factory=set)  # digests this process signed
+    _turn_task: asyncio.Task[None] | None = None
+    _timed_out: tuple[int, int] | None = None  # the position whose timer this client answered
+    _handing_over: asyncio.Event = field(default_factory=asyncio.Event)
     _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)
     _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
     away_seconds: float | None = None  # the table's away time, from its welcome
@@ -124,6 +146,34 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     def _on_mental_fwd(self, seat: int, wire: Signed) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
+
+    @abstractmethod
+    def _on_mental_host(self, msg: MpKey | MpShuffle | MpShares | Propose) -> None:
+        """A message of the host's key for its bots, or of a key handed over to the host."""
+
+    @abstractmethod
+    def _on_mental_void(self, msg: MpVoid) -> None:
+        """The host voided the deal in play: deal the round again."""
+
+    @abstractmethod
+    def _mental_synced(self) -> None:
+        """Caught up: say a lost round key, or send what is owed now."""
+
+    @abstractmethod
+    def _mental_submit(self, move: Any) -> None:
+        """Make this seat's move in a round dealt by mental poker."""
+
+    @abstractmethod
+    def _handover(self) -> bool:
+        """Sign this seat's round key, sealed to the host, into its chain, if a deal needs it."""
+
+    @abstractmethod
+    async def _turn_clock(self) -> None:
+        """Move with the seat's bot when its own turn timer runs out on a mental table."""
+
+    @abstractmethod
+    async def submit(self, move: Any) -> None:
+        """Check `move` with this client's engine, then propose it."""
 
     @abstractmethod
     def _resend_unforwarded(self) -> None:

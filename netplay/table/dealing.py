@@ -111,8 +111,8 @@ class HostDealing(TableState):
             message = verify_message(public, msg.m, index)
         except FairnessError as exc:
             raise ProtocolError("bad_signature", exc.reason) from None
-        body = read_payload(message.payload, self.mental is not None)
-        if self.mental is not None and isinstance(body, MENTAL_KINDS):
+        body = read_payload(message.payload, self.config.mental)
+        if self.config.mental and isinstance(body, MENTAL_KINDS):
             head = self._seat_head(index, "move")
             if message.seq < head.seq:
                 return  # sent again after a reconnect; the first copy was accepted

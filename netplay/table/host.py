@@ -105,8 +105,13 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
             self._new_chain(self.round_number)
         self.on_event(f"room {format_room_code(relay.room)} open")
         self._bot_task = asyncio.create_task(self._play_loop())
+        if self.config.mental:
+            self._spawn(self._mental_watch())
         if self.started and self.match is not None and not self.match.over:
-            if self.state is not None and self.state.round_over and not self.round_scored:
+            if self.resume_epoch is not None:
+                self._spawn(self._mental_resume(self.resume_epoch))  # it stopped mid-deal
+                self.resume_epoch = None
+            elif self.state is not None and self.state.round_over and not self.round_scored:
                 self._spawn(self._locked(self._end_round))  # it stopped before scoring a round
             elif self.state is None or self.state.round_over:
                 self._spawn(self._locked(self._deal))  # it stopped between two rounds
@@ -411,10 +416,13 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                 position, turn_began = (id(state), len(state.history)), time.monotonic()
             occupant = self.seats[seat]
             timed_out = False
-            if self.mental is not None and (occupant.bot is None or self.mental.moves):
-                await self._wake.wait()  # only a person's key plays a person's cards
-                continue
-            if occupant.bot is None and occupant.away_since is None:
+            play = self.mental
+            if play is not None:
+                if (play.seat_parties[seat] not in play.held or play.moves
+                        or None in state.hands[seat]):
+                    await self._wake.wait()  # only a person's key plays a person's cards
+                    continue
+            elif occupant.bot is None and occupant.away_since is None:
                 limit = self.config.turn_seconds
                 left = turn_began + limit - time.monotonic() if limit else 0.0
                 if not limit or left > 0:

@@ -149,7 +149,9 @@ class HostLobby(TableState):
 
     def _table_facts(self) -> dict[str, Any]:
         return {"game": self.config.game, "players": self.config.players,
-                **self._house_facts(), "table": self.table, "host": self.identity.public.to_bytes(),
+                **self._house_facts(),
+                "dealing": "mental" if self.config.mental else "trusted",
+                "table": self.table, "host": self.identity.public.to_bytes(),
                 "away_seconds": self.config.away_timeout,
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),

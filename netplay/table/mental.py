@@ -5,47 +5,111 @@ card; every party's `MentalPlay` messages then travel as signed payloads: a seat
 chain, forwarded verbatim (`fwd`), the host's key for its bots (party 255) in the host's chain.
 The host checks each with its own `MentalPlay` (party 255, or a keyless watcher when no bot
 sits) before it forwards it, so its engine follows the round on what it may see, and plays its
-bots from there. It never holds a person's key.
+bots from there. It never holds a person's key, unless that person hands it over on leaving.
+
+A card opens only with every party's share, so nobody can play on for a person who is gone:
+when a person stays away past the away time, or a connected one owes a key, shuffle or share
+that long (or a move past the turn timer and a grace), the host voids the deal (`mp_void`) and
+deals the round again, from a fresh epoch with fresh keys, with its bots' key in that seat.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
+from collections.abc import Collection
 from typing import Any
+
+from nacl.exceptions import CryptoError
 
 from netplay.fair import FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER
-from netplay.messages import MpKey, MpShares, MpShuffle, Propose, ProtocolError, as_map
+from netplay.messages import (
+    MpHandover,
+    MpKey,
+    MpLost,
+    MpShares,
+    MpShuffle,
+    Propose,
+    ProtocolError,
+    as_map,
+)
 from netplay.protocol import wire_numbers
 from netplay.table.state import TableState
 
-MENTAL_KINDS = (MpKey, MpShuffle, MpShares, Propose)  # a seat's signed payloads in such a round
+log = logging.getLogger("cardtui.host")
+
+# A seat's signed payloads in such a round.
+MENTAL_KINDS = (MpKey, MpShuffle, MpShares, Propose, MpHandover, MpLost)
+MIN_AWAY_SECONDS = 5.0  # as netplay/seat/mental.py: no one is dealt out for a shorter absence
+TURN_GRACE = 5.0  # past the turn timer: a seat's own client moves for its player by then
+WATCH_SECONDS = 0.5
 
 
 class HostMental(TableState):
     """The `Host` methods that carry a round dealt by mental poker."""
 
     def _seat_parties(self) -> tuple[int, ...]:
-        return tuple(BOT_PARTY if seat.bot is not None else i for i, seat in enumerate(self.seats))
+        return tuple(BOT_PARTY if seat.bot is not None or i in self.stand_ins else i
+                     for i, seat in enumerate(self.seats))
+
+    def _mental_play(self, number: int, first_epoch: int) -> MentalPlay:
+        """The host's view of a deal of round `number`: its bots' key, or a keyless watcher."""
+        match = self.match
+        assert match is not None
+        parties = self._seat_parties()
+        party = BOT_PARTY if BOT_PARTY in parties else WATCHER
+        signs = tuple(match.signs) if self.config.game == "zodiak" else ()
+        return MentalPlay(self.config.game, self.table, number, party, parties, signs,
+                          match.dealer, tuple(match.scores), first_epoch,
+                          house=self.config.house)
 
     async def _mental_deal(self, number: int) -> None:
         """Start round `number`: name the parties, then let the chain of shuffles run."""
         match = self.match
-        assert match is not None  # a round is dealt only once the match has started
-        parties = self._seat_parties()
-        party = BOT_PARTY if BOT_PARTY in parties else WATCHER
-        signs = tuple(match.signs) if self.config.game == "zodiak" else ()
-        self.mental = MentalPlay(self.config.game, self.table, number, party, parties, signs,
-                                 match.dealer, tuple(match.scores), house=self.config.house)
+        assert match is not None
+        # A person away for the away time when the round starts sits it out: the bots' key plays
+        # it. One gone for less is dealt in (a seat believes being dealt out only after that
+        # long, netplay/seat/mental.py), and the deal is voided if they stay away.
+        now, gone = time.monotonic(), max(MIN_AWAY_SECONDS, self.config.away_timeout)
+        self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None
+                          and s.away_since is not None and now - s.away_since >= gone}
+        self.handed = set()
+        self.deal_moves = self.deal_shown = 0
+        self.mental = play = self._mental_play(number, 0)
         self.state = None
         self.round_scored = False
         await self._broadcast("deal", round=number, game=self.config.game,
                               dealer=match.dealer, players=self.config.players,
-                              scores=wire_numbers(match.scores), signs=list(signs) or None,
-                              parties=list(parties), cards=None)
+                              scores=wire_numbers(match.scores), signs=list(play.signs) or None,
+                              parties=list(play.seat_parties), cards=None)
+        self.mental_since = time.monotonic()
         await self._mental_flush()
         self.on_event(f"round {number} dealing by mental poker")
+
+    async def _mental_void(self, seats: Collection[int], why: str) -> None:
+        """Void the deal in play and deal the round again, with the bots' key in `seats` (and
+        in every seat handed over); nothing of the voided deal is ever opened."""
+        play = self.mental
+        if play is None or self.round_scored or self.finished:
+            return
+        away = sorted({s for s in seats if play.seat_parties[s] == s} | self.handed)
+        self.stand_ins |= set(away)
+        self.handed = set()
+        self.moves_made -= self.deal_moves  # a voided deal's moves never happened
+        self.deal_moves = self.deal_shown = 0
+        epoch = play.mental.epoch
+        await self._broadcast("mp_void", round=self.round_number, epoch=epoch, away=away)
+        named = ", ".join(f"seat {s} ({self.seats[s].name})" for s in away) or "nobody"
+        self.on_event(f"round {self.round_number} voided ({why}): dealt again from epoch"
+                      f" {epoch + 1}, the host's bots play {named}")
+        self.mental = self._mental_play(self.round_number, epoch + 1)
+        self.state = None
+        self.mental_since = time.monotonic()
+        await self._mental_flush()
 
     async def _mental_flush(self) -> None:
         """Sign and send what the host's key for its bots owes the table; follow its state."""
@@ -55,32 +119,129 @@ class HostMental(TableState):
         for msg in play.drain():
             body = dict(msg)
             await self._broadcast(body.pop("t"), **body)
-        self.state = play.state
+        self.state = state = play.state
+        if state is not None:  # each move as the host's engine applies it, once its cards open
+            before = self.moves_made - self.deal_moves
+            while self.deal_shown < len(state.history):
+                effect = state.history[self.deal_shown]
+                self.deal_shown += 1
+                self.on_event(f"move {before + self.deal_shown}: {state.describe(effect)}")
         if play.settled() and not self.round_scored:
             await self._end_round()
         self._wake.set()
 
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: MpKey | MpShuffle | MpShares | Propose) -> None:
+                                body: MpKey | MpShuffle | MpShares | Propose | MpHandover
+                                | MpLost) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
-        play = self.mental
-        if play is None or body.round != self.round_number:
-            raise ProtocolError("stale", "no round dealt by mental poker is in play")
-        async with self._send_lock:
+        async with self._send_lock:  # a void waits for this message, or this for the void
+            play = self.mental
+            if body.round != self.round_number:
+                raise ProtocolError("stale", "that message is for another round")
+            if getattr(body, "party", None) is not None:
+                raise ProtocolError("bad_frame", "only the host names a party")
+            if play is None:  # sent for a deal the host lost when it stopped: carried, unread
+                self._seat_head(index, "move").advance(message)
+                await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
+                return
+            lost = isinstance(body, MpLost) and play.seat_parties[index] == index
             try:
-                play.receive(index, as_map(body))
+                if isinstance(body, MpHandover):
+                    self._adopt(index, body.key)
+                elif not isinstance(body, MpLost):
+                    play.receive(index, as_map(body))
             except FairnessError as exc:
                 raise ProtocolError("bad_frame", exc.reason) from None
             self._seat_head(index, "move").advance(message)
             await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
-        self.moves_made += isinstance(body, Propose)
+        self.mental_since = time.monotonic()
+        if isinstance(body, Propose) and (body.epoch or 0) == play.first_epoch:
+            self.moves_made += 1
+            self.deal_moves += 1
+        if lost:  # its process started again without its round key: the deal cannot go on
+            await self._locked_void([index], f"seat {index} lost its round key")
+            return
         await self._mental_flush()
 
+    async def _locked_void(self, seats: Collection[int], why: str) -> None:
+        async with self._game_lock:
+            await self._mental_void(seats, why)
+
+    def _adopt(self, index: int, sealed: bytes) -> None:
+        """Take over a leaving person's round key (mp_handover); the bots play the seat."""
+        play, seat = self.mental, self.seats[index]
+        public = seat.public()
+        if play is None or public is None or play.seat_parties[index] != index:
+            raise FairnessError(index, "it handed over a key of no party of this deal")
+        try:
+            secret = self.identity.box_with(public, index).decrypt(sealed)
+        except CryptoError:
+            raise FairnessError(index, "its handed-over key is not sealed to this host") from None
+        play.adopt(index, secret)
+        self.handed.add(index)
+        self.stand_ins.add(index)
+        self.on_event(f"seat {index} ({seat.name}) left and handed its key over: its bot plays")
+
     async def _mental_bot_move(self, seat: int, move: Any) -> None:
-        """Play `move` for a bot seat with the host's key for its bots."""
+        """Play `move` for a seat whose key the host holds (its bots', or one handed over)."""
         play = self.mental
         if play is None or play.state is None or play.moves or play.state.turn != seat:
             return
-        play.play(move)
+        try:
+            play.play(move)
+        except FairnessError as exc:  # the table moved on meanwhile (a void): nothing to play
+            log.warning("a bot's move was not played: %s", exc.reason)
+            return
         self.moves_made += 1
+        self.deal_moves += 1
+        self.mental_since = time.monotonic()
         await self._mental_flush()
+
+    def _overdue(self, now: float) -> tuple[list[int], str]:
+        """The people the deal in play can no longer wait for, and why."""
+        play = self.mental
+        if play is None or self.round_scored:
+            return [], ""
+        people = [i for i, p in enumerate(play.seat_parties) if p == i and i not in self.handed]
+        timeout = self.config.away_timeout
+        gone = {i: self.seats[i].away_since for i in people}
+        away = [i for i, since in gone.items() if since is not None and now - since >= timeout]
+        if away:
+            return away, "away past the away time"
+        waiting = [i for i in play.waiting_for() if i in people]
+        state = play.state
+        moving = (state is not None and not state.round_over and not play.moves
+                  and waiting == [state.turn] and play.seat_parties[state.turn] == state.turn)
+        limit = self.config.turn_seconds
+        if moving:
+            if not limit:
+                return [], ""  # no turn timer: a person may think as long as they like
+            allowed, why = limit + max(TURN_GRACE, limit), "out of time"
+        else:
+            allowed, why = timeout, "owed a key, shuffle or share past the away time"
+        if waiting and now - self.mental_since >= allowed:
+            return waiting, why
+        return [], ""
+
+    async def _mental_watch(self) -> None:
+        """Void a deal that waits for someone who is gone (run alongside the play loop)."""
+        while not self.finished:
+            try:
+                seats, why = self._overdue(time.monotonic())
+            except FairnessError:
+                seats, why = [], ""
+            if seats:
+                await self._locked_void(seats, why)
+            await asyncio.sleep(WATCH_SECONDS)
+
+    async def _mental_resume(self, epoch: int) -> None:
+        """After a restart mid-deal (the host's bots' key is lost with the old process): void
+        the deal and deal the round again with the same parties."""
+        async with self._game_lock:
+            match = self.match
+            assert match is not None
+            self.round_scored = False
+            self.mental = self._mental_play(self.round_number, epoch)
+            self.mental.drain()  # a key that is never sent: only the void below matters
+            self.handed = set()
+            await self._mental_void([], "the host started again")

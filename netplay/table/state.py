@@ -21,7 +21,7 @@ from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, PublicIdentity, SignedMessage
 from netplay.fair.mental_play import MentalPlay
 from netplay.machine import DiskFlusher
-from netplay.messages import MpKey, MpShares, MpShuffle, Propose
+from netplay.messages import MpHandover, MpKey, MpLost, MpShares, MpShuffle, Propose
 from netplay.protocol import ChainHead
 from netplay.relay.client import RelayConnection
 from netplay.relay.guard import TokenBucket
@@ -78,7 +78,10 @@ class HostConfig:
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
     require_ready: bool = False  # start only when every person has said they are ready
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
-    mental: bool = False  # deal by mental poker (FAIRNESS.md A8): the host sees no person's card
+    # Deal by mental poker (FAIRNESS.md A8): the host sees no person's card. `cardtui host`
+    # sets it unless --trusted-dealer; `cardtui serve` runs every player's program and keeps
+    # the trusted dealer (Part B).
+    mental: bool = False
     house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
     rematch_seconds: float = 0.0  # how long a finished table waits for its owner's rematch; 0: none
     rematches: int = 0  # rematches the host offers by itself (a headless host has no owner)
@@ -130,6 +133,12 @@ class TableState(ABC):
     heads: dict[str, ChainHead] = field(default_factory=dict)  # each seat chain's accepted head
     epochs: list[Epoch] = field(default_factory=list)
     mental: MentalPlay | None = None  # the host's view of a round dealt by mental poker
+    stand_ins: set[int] = field(default_factory=set)  # people's seats its bots play this round
+    handed: set[int] = field(default_factory=set)  # seats whose round key was handed over
+    mental_since: float = 0.0  # when the deal in play last moved on
+    deal_moves: int = 0  # moves of the deal in play (not counted if it is voided)
+    deal_shown: int = 0  # moves of the deal in play that the host's engine has applied
+    resume_epoch: int | None = None  # a deal to void after a restart: its last epoch
     # "round/epoch/seat" -> [the seat's signed nonce_commit (wire form), the commitment]
     precommits: dict[str, list[Any]] = field(default_factory=dict)
     relay: RelayConnection | None = None
@@ -184,6 +193,10 @@ class TableState(ABC):
     async def _end_round(self) -> None:
         """Score the round that just ended, then deal the next or finish the match."""
 
+    @abstractmethod
+    async def _locked(self, action: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run `action` holding the game lock."""
+
     # -- netplay/table/lobby.py -----------------------------------------------
 
     @abstractmethod
@@ -224,8 +237,17 @@ class TableState(ABC):
 
     @abstractmethod
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: MpKey | MpShuffle | MpShares | Propose) -> None:
+                                body: MpKey | MpShuffle | MpShares | Propose | MpHandover
+                                | MpLost) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
+
+    @abstractmethod
+    async def _mental_watch(self) -> None:
+        """Void a deal that waits for someone who is gone."""
+
+    @abstractmethod
+    async def _mental_resume(self, epoch: int) -> None:
+        """After a restart mid-deal: void the deal and deal the round again."""
 
     # -- netplay/table/store.py -----------------------------------------------
 

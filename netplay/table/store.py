@@ -30,7 +30,7 @@ class HostStore(TableState):
             "config": {"game": self.config.game, "players": self.config.players,
                        "bots": self.config.bots, "seed": self.seed,
                        "owner_secret": self.config.owner_secret,
-                       "house": str(self.config.house)},
+                       "house": str(self.config.house), "mental": self.config.mental},
             # vars(), not asdict(): a seat holds only scalars, and asdict deep-copies them all.
             "seats": [{**vars(s), "conn": None, "away_since": None} for s in self.seats],
             "started": self.started, "moves_made": self.moves_made,
@@ -43,6 +43,11 @@ class HostStore(TableState):
             "host_secret": self.relay.host_secret.hex() if self.relay and self.relay.host_secret
             else None,
             "fair": self._fair_json(),
+            # A deal by mental poker cannot go on after a restart (the bots' key is gone): its
+            # last epoch is kept so the deal made again starts past it.
+            "mental": None if self.mental is None else {
+                "epoch": self.mental.mental.epoch, "moves": self.deal_moves,
+                "stand_ins": sorted(self.stand_ins | self.handed)},
         }
         # Private: it holds this round's seeds, and whoever reads it knows the deck. Renamed into
         # place before anyone hears of the step, so a restarted process signs on from here; the
@@ -99,6 +104,7 @@ class HostStore(TableState):
         config.game, config.players, config.bots = saved["game"], saved["players"], saved["bots"]
         config.seed, config.owner_secret = saved["seed"], saved.get("owner_secret")
         config.house = HouseRules.parse(saved.get("house", ""))
+        config.mental = saved.get("mental") is True
         config.save_path = path
         host = cls(config, seats=[Seat(**s) for s in data["seats"]])
         host.started, host.moves_made = data["started"], data["moves_made"]
@@ -114,5 +120,11 @@ class HostStore(TableState):
             host.record = Record.from_json(data["record"])
             host.state = host.record.replay().state
         host._restore_fair(data["fair"])
+        mental = data.get("mental")
+        if (config.mental and mental is not None and host.match is not None
+                and host.round_number == host.match.rounds_played + 1):
+            host.resume_epoch = int(mental["epoch"])
+            host.stand_ins = {int(s) for s in mental["stand_ins"]}
+            host.deal_moves = int(mental.get("moves", 0))
         secret = bytes.fromhex(data["host_secret"]) if data.get("host_secret") else None
         return host, data.get("room"), secret

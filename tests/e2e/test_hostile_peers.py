@@ -76,9 +76,10 @@ def test_padded_nonce_reveals_are_refused_and_the_host_lives(procs: Procs) -> No
     copies them into a `shuffle` too big for the relay), the two forfeit those shuffles, and
     the honest seats finish with the host's result."""
     url = standalone_relay(procs)
+    # Nonces are Part B's: a trusted dealer's table (FAIRNESS.md A9).
     host, code = relay_host(procs, url, "--game", "hekata", "--players", "4", "--seed", "6",
-                            "--reveal-timeout", "1")
-    honest = start_bots(procs, ["--relay", url, code], 2)
+                            "--reveal-timeout", "1", "--trusted-dealer")
+    honest = start_bots(procs, ["--relay", url, code, "--allow-trusted-dealer"], 2)
     padded = [start_peer(procs, f"pad{i}", "pad-nonce", f"{url}/ws", code,
                          str(procs.tmp / f"pad{i}.json")) for i in range(2)]
     wait_all([host, *honest, *padded], timeout=240)
@@ -150,12 +151,15 @@ def test_a_sniffed_token_does_not_take_the_seat(procs: Procs) -> None:
 def test_a_player_who_never_moves_is_moved_for_by_the_turn_timer(procs: Procs) -> None:
     """Item 9: a seated, connected player never moves; after --turn-seconds its seat's bot moves
     for it each turn and the table goes on."""
+    # A trusted dealer moves for the player (FAIRNESS.md A9); on a mental-poker table nobody
+    # but the player holds its key (tests/e2e/test_mental_netplay.py).
     host, port = direct_host(procs, "--game", "zodiak", "--players", "2", "--seed", "1",
-                             "--speed", "0", "--turn-seconds", "1", "--reveal-timeout", "1")
+                             "--speed", "0", "--turn-seconds", "1", "--reveal-timeout", "1",
+                             "--trusted-dealer")
     idle = start_peer(procs, "idle", "idle", f"ws://127.0.0.1:{port}/ws", "-",
                       str(procs.tmp / "idle.json"))
     procs.wait_for_log("host", r"seat 0 .* joined")
-    seats = start_bots(procs, [f"127.0.0.1:{port}"], 1)
+    seats = start_bots(procs, [f"127.0.0.1:{port}", "--allow-trusted-dealer"], 1)
     procs.wait_for_log("host", r"move 12:", timeout=120)
     log = procs.log("host")
     assert log.count("ran out of time") >= 5

@@ -1,14 +1,21 @@
-"""Mental-poker dealing end to end (FAIRNESS.md A8): `cardtui host --headless --mental` and
-`join --bot` processes on 127.0.0.1, every message through the host's relay room."""
+"""Mental-poker dealing end to end (FAIRNESS.md A8): `cardtui host --headless` (mental poker
+is its default) and `join --bot` processes on 127.0.0.1, every message through the host's relay
+room: honest matches, people who are killed or quit mid-round, house rules, a resumed host, and
+a joiner that refuses a trusted dealer."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.test_hostile_peers import start_peer
 from tests.e2e.test_netplay import (
     Procs,
     assert_same_result,
@@ -45,19 +52,116 @@ def test_people_and_bots_finish_a_match_dealt_by_mental_poker(
     assert "dealing by mental poker" in procs.log("host")
 
 
+def host_result(procs: Procs) -> dict:
+    return json.loads((procs.tmp / "host.json").read_text())
+
+
+def mental_host(procs: Procs, *args: str, name: str = "host") -> tuple[subprocess.Popen, int]:
+    """`cardtui host --headless` (mental poker is its default) on a free port of 127.0.0.1."""
+    port = free_port()
+    host = procs.start(name, "host", "--headless", "--port", str(port), "--bind", "127.0.0.1",
+                       "--result", str(procs.tmp / "host.json"),
+                       "--save", str(procs.tmp / "hosted.json"), *args)
+    procs.wait_for_log(name, r"others run")
+    return host, port
+
+
+def test_a_seat_killed_mid_round_voids_the_deal_and_the_others_finish(processes: Procs) -> None:
+    """FAIRNESS.md A8: p2's process is killed mid-round; past the away time the host voids
+    the deal (`mp_void`) and deals the round again with its bot in p2's seat; the two seats left
+    finish the match with the host's result, every check passed."""
+    procs = processes
+    host, port = mental_host(procs, "--game", "zodiak", "--players", "3", "--seed", "4",
+                             "--speed", "0.05", "--away-timeout", "2")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], count=3)
+    procs.wait_for_log("host", r"move 4:", timeout=120)
+    os.killpg(seats[2].pid, signal.SIGKILL)
+    seats[2].wait()
+    procs.wait_for_log("host", r"voided \(away past the away time\)", timeout=120)
+    wait_all([host, *seats[:2]], timeout=600)
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result(procs))
+    assert re.search(r"the host's bots play seat \d \(p2\)", procs.log("host"))
+    assert re.search(r"round \d+ is dealt again: p2 gone", procs.log("seat0"))
+
+
+def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(processes: Procs) -> None:
+    """A `join --bot` stopped with SIGINT leaves in good order: it hands its round key to the
+    host (`mp_handover`), which plays the seat with its bot; no deal is voided and the others
+    finish with the host's result."""
+    procs = processes
+    host, port = mental_host(procs, "--game", "hekata", "--players", "4", "--seed", "2",
+                             "--speed", "0.05", "--away-timeout", "600")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], count=4)
+    procs.wait_for_log("host", r"move 3:", timeout=120)
+    os.killpg(seats[3].pid, signal.SIGINT)
+    assert seats[3].wait(timeout=60) == 130
+    procs.wait_for_log("host", r"seat \d \(p3\) left and handed its key over", timeout=60)
+    wait_all([host, *seats[:3]], timeout=600)
+    assert_same_result(results(procs.tmp, ["r0", "r1", "r2"]), host_result(procs))
+    assert "voided" not in procs.log("host")
+    assert "p3 left and handed their key over" in procs.log("seat0")
+
+
 def test_house_rules_apply_to_a_table_dealt_by_mental_poker(processes: Procs) -> None:
     """RULES 2.3 under max-row=3, target=1500 on a mental-poker table: every seat's and the
     host's view check moves by the table's rules and the match ends at 1,500."""
-    procs, port = processes, free_port()
-    host = procs.start("host", "host", "--headless", "--mental", "--game", "hekata",
-                       "--players", "2", "--house", "max-row=3,target=1500", "--port", str(port),
-                       "--bind", "127.0.0.1", "--seed", "5", "--speed", "0",
-                       "--result", str(procs.tmp / "host.json"),
-                       "--save", str(procs.tmp / "hosted.json"))
-    procs.wait_for_log("host", r"others run")
+    procs = processes
+    host, port = mental_host(procs, "--game", "hekata", "--players", "2", "--seed", "5",
+                             "--speed", "0", "--house", "max-row=3,target=1500")
     seats = start_bots(procs, [f"127.0.0.1:{port}"], count=2)
     wait_all([host, *seats], timeout=600)
-    found = json.loads((procs.tmp / "host.json").read_text())
+    found = host_result(procs)
     assert_same_result(results(procs.tmp, ["r0", "r1"]), found)
     assert 1500 <= max(found["scores"]) < 10_000
     assert "dealing by mental poker" in procs.log("host")
+
+
+def test_a_resumed_host_voids_the_deal_in_play_and_deals_it_again(processes: Procs) -> None:
+    """The host killed mid-round and started with --resume: the round in play is voided and
+    dealt again (the old process's key for its bots is gone); the seats reconnect and finish
+    with the host's result."""
+    procs = processes
+    args = ["--game", "zodiak", "--players", "3", "--bots", "1", "--seed", "8",
+            "--speed", "0.05"]
+    host, port = mental_host(procs, *args)
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], count=2)
+    procs.wait_for_log("host", r"move 5:", timeout=120)
+    os.killpg(host.pid, signal.SIGKILL)
+    host.wait()
+    again = procs.start("host2", "host", "--headless", "--port", str(port), "--bind",
+                        "127.0.0.1", "--result", str(procs.tmp / "host.json"),
+                        "--save", str(procs.tmp / "hosted.json"), *args, "--resume")
+    wait_all([again, *seats], timeout=600)
+    assert "voided (the host started again)" in procs.log("host2")
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result(procs))
+
+
+def test_join_refuses_a_trusted_dealer_unless_allowed(processes: Procs) -> None:
+    """A host that deals every card itself (`--trusted-dealer`) sees every hand: `join` refuses
+    it and says why, and plays there only with --allow-trusted-dealer."""
+    procs = processes
+    host, port = mental_host(procs, "--trusted-dealer", "--game", "hekata", "--players", "2",
+                             "--bots", "1", "--seed", "3", "--speed", "0")
+    refused = procs.start("refused", "join", f"127.0.0.1:{port}", "--bot", "greedy",
+                          "--name", "wary", "--seat-file", str(procs.tmp / "wary.id"))
+    assert refused.wait(timeout=60) == 2
+    assert "--allow-trusted-dealer" in procs.log("refused")
+    seats = start_bots(procs, [f"127.0.0.1:{port}", "--allow-trusted-dealer"], count=1)
+    wait_all([host, *seats])
+    assert_same_result(results(procs.tmp, ["r0"]), host_result(procs))
+    assert "a trusted dealer" in procs.log("seat0")
+
+
+def test_a_connected_seat_that_never_sends_its_key_is_voided_out(processes: Procs) -> None:
+    """A seat that takes its place and then sends nothing (no round key) stops no one: past the
+    away time the host voids the deal and deals again with its bot in that seat, every round."""
+    procs = processes
+    host, port = mental_host(procs, "--game", "zodiak", "--players", "2", "--seed", "1",
+                             "--speed", "0", "--turn-seconds", "1", "--away-timeout", "2")
+    idle = start_peer(procs, "idle", "idle", f"ws://127.0.0.1:{port}/ws", "-",
+                      str(procs.tmp / "idle.json"))
+    procs.wait_for_log("host", r"seat 0 .* joined")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], count=1)
+    procs.wait_for_log("host", r"move 12:", timeout=180)
+    assert "voided (owed a key, shuffle or share past the away time)" in procs.log("host")
+    assert host.poll() is None and seats[0].poll() is None and idle.poll() is None

@@ -25,11 +25,12 @@ def test_the_same_seats_play_a_rematch_and_agree_on_both_matches(procs: Procs) -
     port = free_port()
     host = procs.start("host", "host", "--headless", "--game", "zodiak", "--players", "3",
                        "--bots", "1", "--rematches", "1", "--house", "target=12",
+                       "--trusted-dealer",
                        "--port", str(port), "--bind", "127.0.0.1", "--seed", "3", "--speed", "0",
                        "--result", str(procs.tmp / "host.json"))
     procs.wait_for_log("host", r"others run")
     seats = [procs.start(f"seat{i}", "join", f"127.0.0.1:{port}", "--bot", "greedy",
-                         "--name", f"p{i}", "--rematches", "1",
+                         "--name", f"p{i}", "--rematches", "1", "--allow-trusted-dealer",
                          "--result", str(procs.tmp / f"r{i}.json"),
                          "--seat-file", str(procs.tmp / f"seat{i}.id"))
              for i in range(2)]

@@ -10,18 +10,19 @@ from pathlib import Path
 from netplay.messages import (
     HOST_BODIES,
     HOST_PAYLOADS,
+    LEAVING_KINDS,
     MENTAL_KINDS,
     SEAT_BODIES,
     SEAT_PAYLOADS,
-    UNSENT,
     Message,
+    MpVoid,
 )
 from netplay.messages.docs import kind_section
 
 PROTOCOL = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text()
 GAME = PROTOCOL[PROTOCOL.index("## Game messages"):]
 HEADING = re.compile(r"^#### `(?P<t>[a-z_]+)` \((?P<name>\w+)\)$", re.MULTILINE)
-MENTAL = {*MENTAL_KINDS, *UNSENT}
+MENTAL = {*MENTAL_KINDS, *LEAVING_KINDS, MpVoid}
 # Where each kind belongs: the G-section of the side that sends it.
 SECTIONS: dict[str, set[type[Message]]] = {
     "G3": set(SEAT_BODIES.kinds.values()),

@@ -16,8 +16,6 @@ from netplay.messages import (
     HOST_PAYLOADS,
     SEAT_BODIES,
     SEAT_PAYLOADS,
-    UNSENT,
-    Family,
     Frame,
     HostSays,
     Message,
@@ -79,13 +77,6 @@ def test_a_map_already_unpacked_is_read_the_same_way(msg: dict[str, Any]) -> Non
     except ProtocolError:
         return
     assert decode(encode(body), SEAT_PAYLOADS) == body
-
-
-@settings(max_examples=50, deadline=None)
-@given(st.sampled_from(UNSENT).flatmap(instances_of))
-def test_the_kinds_no_side_sends_yet_are_bounded_too(msg: Message) -> None:
-    family = Family[Message]("unsent", UNSENT)
-    assert decode(encode(msg), family) == msg
 
 
 async def host_takes(bodies: list[bytes]) -> None:

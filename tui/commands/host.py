@@ -57,16 +57,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         " itself comes from every seat's nonce: docs/FAIRNESS.md)")
     parser.add_argument("--speed", type=float, default=0.6, help="seconds between bot moves")
     parser.add_argument("--away-timeout", type=float, default=60.0,
-                        help="seconds a player may be away before a bot plays for them")
+                        help="seconds a player may be away before a bot plays for them (by"
+                        " mental poker: before the round is dealt again with a bot in the seat)")
     parser.add_argument("--turn-seconds", type=float, default=0.0,
                         help="seconds a connected player may take over a move before their"
                         " seat's bot makes it (default 0: no turn timer)")
     parser.add_argument("--reveal-timeout", type=float, default=10.0,
                         help="seconds a connected seat may take to commit to or reveal its"
                         " nonce before the shuffle goes on without it (default 10)")
-    parser.add_argument("--mental", action="store_true",
-                        help="deal by mental poker (docs/FAIRNESS.md Part A): this host sees only"
-                        " its bots' cards; no person may stay away or time out")
+    dealing = parser.add_mutually_exclusive_group()
+    dealing.add_argument("--mental", action="store_true",
+                         help="deal by mental poker (docs/FAIRNESS.md Part A), the default:"
+                         " this host sees only its bots' cards")
+    dealing.add_argument("--trusted-dealer", action="store_true",
+                         help="deal from this host's program instead (FAIRNESS.md Part B): it"
+                         " sees every hand, and `join` refuses the table unless given"
+                         " --allow-trusted-dealer")
     parser.add_argument("--rematches", type=int, default=0, metavar="N",
                         help="with --headless: offer the same seats N rematches (default 0;"
                              " with the app, r on the result offers one)")
@@ -138,7 +144,7 @@ async def host_main(args: argparse.Namespace) -> int:
         away_timeout=args.away_timeout, save_path=save, result_path=args.result,
         owner_secret=None if args.headless else secrets.token_hex(16),
         require_ready=not args.headless, turn_seconds=args.turn_seconds or None,
-        reveal_timeout=args.reveal_timeout, mental=args.mental, house=args.house,
+        reveal_timeout=args.reveal_timeout, mental=not args.trusted_dealer, house=args.house,
         rematch_seconds=0.0 if args.headless else REMATCH_SECONDS, rematches=args.rematches,
     )
     if args.turn_seconds < 0 or args.reveal_timeout <= 0:

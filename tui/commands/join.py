@@ -34,7 +34,7 @@ from netplay.session.events import (
     RoundEnded,
     RoundStarted,
 )
-from tui.commands.netargs import add_player_arguments
+from tui.commands.netargs import add_player_arguments, stop_on_signals
 
 # Refusals that can pass: a room's waiting slots free up within seconds, a rate refills.
 RETRY_CODES = frozenset({"room_full", "rate_limited"})
@@ -69,6 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expect", metavar="FINGERPRINT",
                         help="refuse the table unless the host's fingerprint is this one"
                              " (`cardtui host` prints it)")
+    parser.add_argument("--allow-trusted-dealer", action="store_true",
+                        help="take a seat even where the host deals every card itself and can"
+                        " see every hand (`cardtui host --trusted-dealer`, `cardtui serve`);"
+                        " without it such a table is refused")
     parser.add_argument("--seat-file", type=Path, metavar="FILE",
                         help="where this seat's secret is kept, to come back after a crash")
     add_player_arguments(parser)
@@ -97,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     seat_file = args.seat_file or seat_file_for(url, room, name)
     session = RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
                             identity_path=seat_file, result_path=args.result, tls=tls,
-                            watch=args.watch, expect=args.expect)
+                            watch=args.watch, expect=args.expect,
+                            allow_trusted=args.allow_trusted_dealer)
     if args.bot and ((args.think is not None and not args.think > 0)
                      or (args.playouts is not None and args.playouts < 1)):
         say("--think is seconds (more than 0), --playouts at least 1")
@@ -184,8 +189,15 @@ async def bot_main(session: RemoteSession, args: argparse.Namespace) -> int:
                                               seconds=args.think, playouts=args.playouts,
                                               rematches=args.rematches))
     waiting = asyncio.create_task(patience())
-    await asyncio.wait([playing, waiting], return_when=asyncio.FIRST_COMPLETED)
+    stopping = asyncio.create_task(stop_on_signals().wait())
+    await asyncio.wait([playing, waiting, stopping], return_when=asyncio.FIRST_COMPLETED)
     waiting.cancel()
+    if stopping.done() and not playing.done():
+        playing.cancel()
+        await session.close()  # in good order: a deal by mental poker gets this seat's key
+        say("stopped; this seat left the table")
+        return 130
+    stopping.cancel()
     if not playing.done():
         playing.cancel()
         await session.close()

@@ -129,7 +129,7 @@ class SeatsScreen(Screen[None]):
             (f"Others join with:  {hint}\n" if hint else "")
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
-            + "The host's program deals: it can see every hand.\n"
+            + dealing_text(session.dealing, session.away_seconds) + "\n"
             + session.house.describe() + "\n"
             + "The match starts when every seat is taken and everyone is ready. F2: ready."
             + owner_keys))
@@ -219,3 +219,15 @@ class HouseRulesDialog(ModalScreen[HouseRules | None]):
             self.dismiss(self.query_one("#house", HouseRulesInput).rules())
         except IllegalMove as exc:
             self.query_one("#house-error", Static).update(literal(str(exc)))
+
+
+def dealing_text(dealing: str, away_timeout: float | None) -> str:
+    """What the table's dealing means for the players' cards, and for someone who leaves."""
+    if dealing != "mental":
+        return "Trusted dealer: the host's program deals and can see every hand."
+    away = f"{away_timeout:g} s" if away_timeout else "the away time"
+    return ("Dealt by mental poker: nobody, the host included, sees your cards before they are"
+            " played face up. The host holds one key for its bots and sees only their cards."
+            f" Someone away longer than {away}: the round is dealt again with a bot in their"
+            " seat. Leaving with q hands your key to the host: its bot plays on and sees your"
+            " cards.")
