@@ -215,8 +215,8 @@ class SeatMental(SeatState):
             if self._refused_round is not None and body.get("round") == self._refused_round:
                 return  # a round this seat refused: nothing of it is applied or blamed again
             raise ProtocolError("bad_frame", "a mental-poker message before any deal")
-        if self._lost:
-            return  # its own key is gone: this seat waits for the deal to be made again
+        if self._lost or self._handing_over.is_set():
+            return  # its own key is gone (or handed over): it waits, or leaves
         try:
             play.receive(sender, body)
         except FairnessError as exc:

@@ -43,3 +43,50 @@ async def test_a_seat_that_does_not_move_is_moved_by_its_own_client_in_time() ->
         await conn.close()
         await relay.close()
 
+
+
+async def voided_by_a_lying_host(away: list[int], times: int) -> tuple[list[str], bool]:
+    """A table of one person and one bot; once the person's client shows round 1, the host voids
+    the deal `times` times naming `away` (as a modified host would, with nobody gone)."""
+    relay = await start_relay()
+    events: list[str] = []
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+                           mental=True), on_event=events.append)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Here")
+    try:
+        await me.start()
+        await me.wait_seated()
+        await until(lambda: me.view is not None, "round 1 dealt")
+        for _ in range(times):
+            await host._locked_void(away, "a lie")
+        await until(lambda: me.failures or me.mental is not None and me.mental.first_epoch
+                    >= times and me.view is not None, "the void followed or refused")
+        await asyncio.sleep(0.5)  # what else the void brings
+        return list(me.failures), me.mental is None and me.view is None
+    finally:
+        await me.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+async def test_a_void_dealing_out_a_person_who_is_here_is_refused() -> None:
+    """FAIRNESS.md A8: a host that voids the deal naming a connected person (a forced reconnect
+    is no absence either) is refused by that person's client, which blames it and shows no card
+    of the round."""
+    failures, refused = await voided_by_a_lying_host([0], 1)
+    assert any(f.startswith("the dealer: voided round 1's deal naming this seat as gone")
+               for f in failures), failures
+    assert refused
+
+
+async def test_one_void_naming_nobody_is_followed_a_second_is_refused() -> None:
+    """A void naming nobody (a host that started again) is followed once per round: a host
+    voiding again and again could keep the deal its bots like best."""
+    failures, refused = await voided_by_a_lying_host([], 1)
+    assert failures == [] and not refused
+    failures, refused = await voided_by_a_lying_host([], 2)
+    assert any("a second time naming nobody" in f for f in failures), failures
+    assert refused
