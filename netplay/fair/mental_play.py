@@ -144,7 +144,8 @@ class MentalPlay:
 
     def receive(self, sender: int, msg: dict[str, Any]) -> None:
         """Check and apply a message of `sender` (mental poker, or its move), or blame it."""
-        epoch = msg.get("epoch")
+        # A move without `epoch` is of a deal whose first epoch is 0.
+        epoch = msg.get("epoch", 0 if msg.get("t") == "move" else None)
         if type(epoch) is int and 0 <= epoch < self.first_epoch:
             return  # sent for a deal voided since (it crossed the void): nothing of it holds
         if msg.get("t") == "move":

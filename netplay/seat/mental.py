@@ -201,7 +201,8 @@ class SeatMental(SeatState):
         if isinstance(body, MpHandover):
             self._handing_over.set()
         play = self.mental
-        epoch = None if isinstance(body, MpHandover | MpLost) else body.epoch
+        # A move without `epoch` is of a deal whose first epoch is 0.
+        epoch = None if isinstance(body, MpHandover | MpLost) else body.epoch or 0
         if (fresh and play is not None and message.digest not in self._signed_here
                 and body.round == play.round_no
                 and not isinstance(body, MpLost)

@@ -100,9 +100,11 @@ def test_a_watcher_flooding_resyncs_gets_a_bounded_answer(procs: Procs) -> None:
     relay; it is answered a few times a minute, the host is never struck off, and the seats
     finish."""
     url = standalone_relay(procs)
+    # The byte bound below is a trusted dealer's round; a round dealt by mental poker carries
+    # every shuffle (about 10 KB each), so each answer is larger, not more frequent.
     host, code = relay_host(procs, url, "--game", "zodiak", "--players", "2", "--seed", "2",
-                            "--speed", "0.05")
-    seats = start_bots(procs, ["--relay", url, code], 2)
+                            "--speed", "0.05", "--trusted-dealer")
+    seats = start_bots(procs, ["--relay", url, code, "--allow-trusted-dealer"], 2)
     procs.wait_for_log("host", r"move 3:")
     flood = start_peer(procs, "flood", "sync-flood", f"{url}/ws", code,
                        str(procs.tmp / "flood.json"), "15")
