@@ -118,7 +118,7 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                 await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
                 if not self.finished:
                     break
-                if self.config.rematches > 0 and not self.config.mental:
+                if self.config.rematches > 0:
                     self.config.rematches -= 1
                     await self.offer_rematch(None)
                 # Let the seats hear the end (the first one to leave says they did), and give the

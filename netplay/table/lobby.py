@@ -232,7 +232,7 @@ class HostLobby(TableState):
         """The owner offers a rematch with the same seats once the match is over: the table goes
         back to its lobby, bots stay, people who left free their seats, and the match starts
         again when every person has accepted (said ready)."""
-        if not self.finished or self.config.rematch_seconds <= 0 or self.config.mental:
+        if not self.finished or self.config.rematch_seconds <= 0:
             raise ProtocolError("not_allowed", "this table offers no rematch now")
         self._check_owner(conn, msg, "offers a rematch", started_ok=True)
         await self.offer_rematch(self.seat_of(conn))
@@ -241,7 +241,7 @@ class HostLobby(TableState):
         """Take the finished table back to its lobby for a rematch; `owner`'s seat accepts it."""
         assert self.match is not None
         self.round_base += self.match.rounds_played
-        self.match, self.state, self.record = None, None, None
+        self.match, self.state, self.record, self.mental = None, None, None, None
         self.started = self.finished = False
         self.moves_made = 0
         self.done.clear()

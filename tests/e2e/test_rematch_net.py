@@ -67,3 +67,36 @@ def test_a_table_without_rematches_ends_after_its_match(procs: Procs) -> None:
     except subprocess.TimeoutExpired:
         raise AssertionError("a seat waiting for a rematch stayed after the table ended") from None
     assert procs.log("host").count("match over") == 1
+
+
+def test_a_table_dealt_by_mental_poker_plays_a_rematch_and_every_seat_verifies_it(
+        procs: Procs) -> None:
+    """A `--mental` host with a bot and two `join --bot --rematches 1` seats play two matches:
+    the second one's rounds number on, every round of both is verified by every seat, and all
+    agree on the second result (FAIRNESS.md A8)."""
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--mental", "--game", "zodiak",
+                       "--players", "3", "--bots", "1", "--rematches", "1",
+                       "--house", "target=12", "--port", str(port), "--bind", "127.0.0.1",
+                       "--seed", "3", "--speed", "0", "--result", str(procs.tmp / "host.json"))
+    procs.wait_for_log("host", r"others run")
+    seats = [procs.start(f"seat{i}", "join", f"127.0.0.1:{port}", "--bot", "greedy",
+                         "--name", f"p{i}", "--rematches", "1",
+                         "--result", str(procs.tmp / f"r{i}.json"),
+                         "--seat-file", str(procs.tmp / f"seat{i}.id"))
+             for i in range(2)]
+    wait_all([host, *seats], timeout=600)
+    assert [p.returncode for p in (host, *seats)] == [0, 0, 0]
+    host_log = procs.log("host")
+    assert host_log.count("match over") == 2, host_log[-3000:]
+    dealt = [int(n) for n in re.findall(r"round (\d+) dealing by mental poker", host_log)]
+    assert dealt == list(range(1, len(dealt) + 1)), dealt  # the rematch's rounds number on
+    for i in range(2):
+        log = procs.log(f"seat{i}")
+        assert log.count("zodiak match started") == 2, log[-3000:]
+        assert "failed its audit" not in log and "blame" not in log.lower(), log[-3000:]
+        verified = [int(n) for n in re.findall(r"^\(round (\d+) verified\)$", log, re.M)]
+        assert verified == dealt, (verified, dealt)
+    host_result = json.loads((procs.tmp / "host.json").read_text())
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result)
+    assert max(host_result["scores"]) >= 12
