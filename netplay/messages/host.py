@@ -79,6 +79,7 @@ class Welcome(Message):
     turn_seconds: Annotated[int | None, Opt(Int(SIGNED_MIN, SIGNED_MAX))] = None  # the timer
     house: Annotated[str | None, Opt(Text(MAX_HOUSE))] = None  # docs/RECORDS.md "House rules"
     away_seconds: Annotated[float | None, Opt(Real(0.0, float("inf")))] = None  # before a bot plays
+    rematch_any: Annotated[bool | None, Opt(Bool())] = None  # any seat may offer a rematch
 
 
 @kind

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from pathlib import Path
+from urllib.request import Request, urlopen
 
 import pytest
 
@@ -101,3 +103,45 @@ def test_a_table_dealt_by_mental_poker_plays_a_rematch_and_every_seat_verifies_i
     host_result = json.loads((procs.tmp / "host.json").read_text())
     assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result)
     assert max(host_result["scores"]) >= 12
+
+
+def test_any_seat_at_a_server_table_offers_a_rematch_and_the_others_accept(
+        procs: Procs) -> None:
+    """At a `cardtui serve` table (no owner plays there) a seated `join --bot --rematches 1`
+    offers the rematch itself, the other seat accepts, both play the second match and agree on
+    its verified result; then, nobody left, the table closes."""
+    ssh_port, port = free_port(), free_port()
+    procs.start("serve", "serve", "--bind", "127.0.0.1", "--ssh-port", str(ssh_port),
+                "--port", str(port), "--host-key", str(procs.tmp / "host_key"),
+                "--bot-speed", "0.01")
+    procs.wait_for_log("serve", r"Stop with Ctrl-C")
+    api = f"http://127.0.0.1:{port}/tables"
+    asked = json.dumps({"game": "zodiak", "players": 3, "bots": 1, "house": "target=12"})
+    with urlopen(Request(api, data=asked.encode(), method="POST")) as answer:
+        room = json.load(answer)["room"]
+    seats = [procs.start(f"seat{i}", "join", "--relay", f"ws://127.0.0.1:{port}", room,
+                         "--bot", "greedy", "--name", f"p{i}", "--rematches", "1",
+                         "--result", str(procs.tmp / f"r{i}.json"),
+                         "--seat-file", str(procs.tmp / f"seat{i}.id"))
+             for i in range(2)]
+    wait_all(seats, timeout=600)
+    assert [p.returncode for p in seats] == [0, 0]
+    for i in range(2):
+        log = procs.log(f"seat{i}")
+        assert "the host offers a rematch with the same seats" in log, log[-3000:]
+        assert log.count("zodiak match started") == 2, log[-3000:]
+        starts = re.findall(r"zodiak match started in seat (\d): ([^;]+);", log)
+        assert starts[0] == starts[1]
+    first, second = results(procs.tmp, ["r0", "r1"])
+    assert first["verified"] is second["verified"] is True
+    assert {k: first[k] for k in ("scores", "winner", "moves")} == {
+        k: second[k] for k in ("scores", "winner", "moves")}
+    assert max(first["scores"]) >= 12
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # both seats gone: the finished table does not linger
+        with urlopen(api) as answer:
+            if json.load(answer)["tables"] == []:
+                break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("the finished table stayed open after its seats left")
