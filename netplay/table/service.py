@@ -12,7 +12,8 @@
   summary shows; the owner secret lets whoever created the table start it early. Anything else
   gets 400 and `{"error": why}`.
 
-A table ends when its match ends, or when nobody has sat at it or watched it for a while.
+A table ends when its match ends and no seated person offers a rematch (any of them may, for
+`TableLimits.rematch_seconds`), or when nobody has sat at it or watched it for a while.
 """
 
 from __future__ import annotations
