@@ -1,19 +1,28 @@
 """A rematch at a networked table (issue 13, "a rematch with the same seats"): a real `cardtui
-host --headless --rematches 1`, one host bot and two `cardtui join --bot --rematches 1`
-processes on 127.0.0.1 play a match, accept the host's rematch and play a second one."""
+host --headless --rematches 1` (trusted dealer or mental poker), one host bot and two `cardtui
+join --bot --rematches 1` processes on 127.0.0.1 play a match, accept the host's rematch and
+play a second one; at a `cardtui serve` table any seated person offers it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.request import Request, urlopen
 
 import pytest
 
+from tests.e2e import test_serve
 from tests.e2e.test_netplay import Procs, assert_same_result, free_port, results, wait_all
+from tests.e2e.test_serve import Player, ServerMaker
+
+# The fixtures of test_serve, for the rematch over SSH too.
+serve = test_serve.serve
+players = test_serve.players
 
 
 @pytest.fixture
@@ -145,3 +154,24 @@ def test_any_seat_at_a_server_table_offers_a_rematch_and_the_others_accept(
         time.sleep(0.2)
     else:
         raise AssertionError("the finished table stayed open after its seats left")
+
+
+async def test_a_person_at_a_server_table_offers_a_rematch_over_ssh(
+        serve: ServerMaker, players: Callable[[], Player]) -> None:
+    """Over the real ssh client: at a `cardtui serve` table the seated person (whose turns the
+    table's timer hands to a bot) gets Rematch (r) at the match's end, and r starts a new match
+    with the same seats at once, the other seat being a bot."""
+    server = await serve("--turn-seconds", "0.2", "--bot-speed", "0.01")
+    alice = players()
+    await alice.login(server, "alice")
+    await alice.type("n")
+    await alice.see("New table")
+    await alice.type("h")
+    await asyncio.sleep(1)  # the field takes the keys once it has the focus, as a person sees
+    await alice.type("target=1")
+    await alice.see(r"House \(h\) +target=1")
+    await alice.type("Enter")
+    await alice.see("Your hand")
+    await alice.see(r"Rematch \(r\)")
+    await alice.type("r")
+    await alice.see("A new match with the same seats")
