@@ -131,7 +131,8 @@ class CardApp(App[str | None]):
 
         session = self.session
         if isinstance(session, RemoteSession):
-            return session.my_seat is not None and (session.is_owner or session.rematch_offered)
+            return session.may_offer_rematch or (session.my_seat is not None
+                                                 and session.rematch_offered)
         return isinstance(session, LocalMatch)
 
     def rematch(self) -> None:

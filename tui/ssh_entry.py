@@ -72,6 +72,7 @@ class ServerApp(CardApp):
         """Take a seat (or watch) at room and show its table; on failure return why, in words."""
         session = RemoteSession(game="", url=self.tables.relay_url, room=room,
                                 name=self.player_name, owner=owner, watch=watch)
+        session.after_match = True  # any seat may offer a rematch here; leaving closes it
         try:
             await session.start()
             await session.wait_seated(SEAT_TIMEOUT)

@@ -80,6 +80,7 @@ class Welcome(Message):
     house: Annotated[str | None, Opt(Text(MAX_HOUSE))] = None  # docs/RECORDS.md "House rules"
     away_seconds: Annotated[float | None, Opt(Real(0.0, float("inf")))] = None  # before a bot plays
     dealing: Annotated[str | None, Opt(WORD)] = None  # G9: "mental" or "trusted" (nil: trusted)
+    rematch_any: Annotated[bool | None, Opt(Bool())] = None  # any seat may offer a rematch
 
 
 @kind

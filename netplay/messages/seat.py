@@ -185,7 +185,8 @@ class SeatSays(Message):
 
 @kind
 class Rematch(Message):
-    """The host's own seat offers the same seats a new match once the match is over."""
+    """The host's own seat (any seat at a server's table) offers the same seats a new match once
+    the match is over."""
 
     t = "rematch"
     owner: Annotated[bytes | None, Opt(SECRET)] = None

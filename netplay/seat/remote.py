@@ -278,6 +278,7 @@ class RemoteSession(SeatMental, ClientChecks):
         except IllegalMove as exc:
             raise ProtocolError("bad_frame", f"the table's house rules: {exc}") from None
         self.is_owner = msg.owner is True
+        self.rematch_any = msg.rematch_any is True
         away = msg.away_seconds
         self.away_seconds = float(away) if away is not None else None
         limit = msg.turn_seconds
@@ -548,8 +549,13 @@ class RemoteSession(SeatMental, ClientChecks):
         """Put a bot of `kind` in an empty seat, or take it out with None (the host's seat only)."""
         await self._send(pack("seat_bot", owner=self.owner, seat=seat, kind=kind))
 
+    @property
+    def may_offer_rematch(self) -> bool:
+        """Whether this seat may offer a rematch: the host's own, or any at a server's table."""
+        return self.my_seat is not None and (self.is_owner or self.rematch_any)
+
     async def offer_rematch(self) -> None:
-        """Offer the table a new match with the same seats (the host's seat only)."""
+        """Offer the table a new match with the same seats (see `may_offer_rematch`)."""
         await self._send(pack("rematch", owner=self.owner))
 
     async def set_house(self, house: HouseRules) -> None:
@@ -597,7 +603,7 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
 
     `report` sees every event first (the command line prints them); `seconds` and
     `playouts` bound an expert's search; the bot accepts up to `rematches` rematches the host
-    offers, and returns the last match's result.
+    offers (and offers them itself where it may), and returns the last match's result.
     """
     from engine.bots import make_bot
     from netplay.session.thinking import choose_off_loop
@@ -614,6 +620,8 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             if rematches <= 0:
                 break
             last = session.result
+            if session.may_offer_rematch:
+                await session.offer_rematch()  # where nobody else may be there to offer one
             continue
         if isinstance(event, RoundStarted):
             answered = None  # a round dealt again after a void starts from move 0 again

@@ -106,6 +106,7 @@ class SeatState(GameSession, ABC):
     away_for: float = 0.0  # how long this seat's last absence from the table lasted
     _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False
+    rematch_any: bool = False  # any seated person may offer a rematch here (a server's table)
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
     gone: str | None = None  # why the session ended for good without a result

@@ -123,13 +123,14 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
                 await asyncio.wait([listening, finished], return_when=asyncio.FIRST_COMPLETED)
                 if not self.finished:
                     break
-                if self.config.rematches > 0 and not self.config.mental:
+                if self.config.rematches > 0:
                     self.config.rematches -= 1
                     await self.offer_rematch(None)
                 # Let the seats hear the end (the first one to leave says they did), and give the
-                # owner the time to offer a rematch if the table allows one.
+                # owner the time to offer a rematch if the table allows one and someone is here.
+                here = any(s.conn is not None for s in self.seats if s.bot is None)
                 await asyncio.wait([listening, rematch], timeout=max(
-                    LINGER_SECONDS, self.config.rematch_seconds),
+                    LINGER_SECONDS, self.config.rematch_seconds if here else 0.0),
                     return_when=asyncio.FIRST_COMPLETED)
                 if not self.rematched.is_set():
                     break

@@ -155,7 +155,8 @@ class HostLobby(TableState):
                 "away_seconds": self.config.away_timeout,
                 "turn_seconds": (math.ceil(self.config.turn_seconds) if self.config.turn_seconds
                                  else None),
-                "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats]}
+                "ids": [bytes.fromhex(s.ident) if s.ident else None for s in self.seats],
+                **({"rematch_any": True} if self.config.rematch_by_any_seat else {})}
 
     def _departed(self, conn: Any) -> None:
         self.spectators.discard(conn)
@@ -231,19 +232,26 @@ class HostLobby(TableState):
                 and secrets.compare_digest(owner.hex(), self.config.owner_secret))
 
     async def _on_rematch(self, conn: int, msg: Rematch) -> None:
-        """The owner offers a rematch with the same seats once the match is over: the table goes
-        back to its lobby, bots stay, people who left free their seats, and the match starts
-        again when every person has accepted (said ready)."""
-        if not self.finished or self.config.rematch_seconds <= 0 or self.config.mental:
+        """The owner (at a server's table, any seated person) offers a rematch with the same
+        seats once the match is over: the table goes back to its lobby, bots stay, people who
+        left free their seats, and the match starts again when every person has accepted (said
+        ready)."""
+        offered = not self.started and self.round_base > 0  # a rematch waits in the lobby
+        if self.config.rematch_seconds <= 0 or not (self.finished or offered):
             raise ProtocolError("not_allowed", "this table offers no rematch now")
-        self._check_owner(conn, msg, "offers a rematch", started_ok=True)
-        await self.offer_rematch(self.seat_of(conn))
+        index = self.seat_of(conn)
+        if not (self.config.rematch_by_any_seat and index is not None):
+            self._check_owner(conn, msg, "offers a rematch", started_ok=True)
+        if offered:
+            await self._on_ready(conn, Ready(ready=True))  # two offered at once: this accepts
+            return
+        await self.offer_rematch(index)
 
     async def offer_rematch(self, owner: int | None) -> None:
         """Take the finished table back to its lobby for a rematch; `owner`'s seat accepts it."""
         assert self.match is not None
         self.round_base += self.match.rounds_played
-        self.match, self.state, self.record = None, None, None
+        self.match, self.state, self.record, self.mental = None, None, None, None
         self.started = self.finished = False
         self.moves_made = 0
         self.done.clear()

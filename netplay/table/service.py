@@ -12,7 +12,8 @@
   summary shows; the owner secret lets whoever created the table start it early. Anything else
   gets 400 and `{"error": why}`.
 
-A table ends when its match ends, or when nobody has sat at it or watched it for a while.
+A table ends when its match ends and no seated person offers a rematch (any of them may, for
+`TableLimits.rematch_seconds`), or when nobody has sat at it or watched it for a while.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class TableLimits:
     turn_seconds: float | None = 60.0  # server tables have a turn timer; None: none
     bot_kind: str = "greedy"  # the bots of a table whose request names none
     think: float | None = None  # an expert bot's time limit per move; None: the default
+    rematch_seconds: float = 120.0  # how long a finished table waits for a seat's rematch
 
     def __post_init__(self) -> None:
         for name in ("max_tables", "empty_seconds", "sweep_seconds", "away_timeout"):
@@ -238,7 +240,9 @@ class TablesService:
                             bot_kind=kind, think=self.limits.think,
                             bot_delay=self.limits.bot_delay,
                             away_timeout=self.limits.away_timeout, owner_secret=owner,
-                            turn_seconds=self.limits.turn_seconds, house=request.house)
+                            turn_seconds=self.limits.turn_seconds, house=request.house,
+                            rematch_seconds=self.limits.rematch_seconds,
+                            rematch_by_any_seat=True)
         host = Host(config, on_event=lambda text: log.debug("table: %s", text))
         conn = await RelayConnection.open_room(self.relay_url)
         table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
@@ -251,18 +255,16 @@ class TablesService:
         return table
 
     async def _deal(self, table: Table) -> None:
-        """Serve the table until its match ends or its room goes, then forget it."""
+        """Serve the table until its match ends (and no seat offers a rematch) or its room goes,
+        then forget it."""
         serving = asyncio.create_task(table.host.serve(table.conn))
-        # A match that bots finish ends without any relay message to wake serve() up.
-        over = asyncio.create_task(table.host.done.wait())
         try:
-            await asyncio.wait((serving, over), return_when=asyncio.FIRST_COMPLETED)
-            if serving.done() and not serving.cancelled() and serving.exception() is not None:
+            await asyncio.wait((serving,))
+            if not serving.cancelled() and serving.exception() is not None:
                 log.error("table %s failed", table.room, exc_info=serving.exception())
         finally:
-            for task in (serving, over):
-                task.cancel()
-            await asyncio.gather(serving, over, return_exceptions=True)
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
             self.tables.pop(table.room, None)
             self.note_changes()
             await table.conn.close()

@@ -85,6 +85,7 @@ class HostConfig:
     house: HouseRules = STANDARD  # every seat checks moves by these (engine.house)
     rematch_seconds: float = 0.0  # how long a finished table waits for its owner's rematch; 0: none
     rematches: int = 0  # rematches the host offers by itself (a headless host has no owner)
+    rematch_by_any_seat: bool = False  # any seated person may offer one (server tables)
 
 
 @dataclass

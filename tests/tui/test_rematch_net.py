@@ -86,3 +86,48 @@ async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r() -> None:
+    """A table like `cardtui serve`'s (no owner plays there): a joined seat's r offers the
+    rematch, the other seat accepts, and the same seats play again."""
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=3, bots=1, seed=4,
+                           owner_secret=secrets.token_hex(16), require_ready=True,
+                           rematch_seconds=60, rematch_by_any_seat=True,
+                           house=HouseRules(target=1)), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Ann", sign="leo")
+    other = RemoteSession(game="", url=relay.url, room=conn.room, name="Bo")
+    for session in (me, other):
+        session.after_match = True
+        await session.start()
+        await session.wait_seated()
+    players = [asyncio.create_task(play_for(s)) for s in (me, other)]
+    for session in (other, me):
+        await session.set_ready(True)
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, MatchResult), "the result",
+                             limit=60)
+            assert not me.is_owner and app.can_rematch()
+            await pilot.press("r")  # Ann, no owner, offers
+            await wait_until(pilot, lambda: other.rematch_offered, "the offer at the other")
+            assert not host.started and host.seats[0].ready and not host.seats[1].ready
+            await other.set_ready(True)
+            await wait_until(pilot, lambda: host.started and host.round_base >= 1, "the rematch")
+            assert [s.name for s in me.seats] == ["Ann", "Bo", "bot 2"]
+            await wait_until(pilot, lambda: host.finished, "the rematch's end", limit=60)
+            await wait_until(pilot, lambda: isinstance(app.screen, MatchResult), "its result",
+                             limit=60)
+            await pilot.pause(0.3)
+    finally:
+        for task in players:
+            task.cancel()
+        for session in (me, other):
+            await session.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
