@@ -75,8 +75,11 @@ class HostMental(TableState):
         # it. One gone for less is dealt in (a seat believes being dealt out only after that
         # long, netplay/seat/mental.py), and the deal is voided if they stay away.
         now, gone = time.monotonic(), max(MIN_AWAY_SECONDS, self.config.away_timeout)
+        # One who handed their key over (or sat the last round out) and has not come back stays
+        # out too: they left in good order, and their round key went with the last round.
         self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None
-                          and s.away_since is not None and now - s.away_since >= gone}
+                          and (i in self.stand_ins or s.away_since is not None
+                               and now - s.away_since >= gone)}
         self.handed = set()
         self.deal_moves = self.deal_shown = 0
         self.mental = play = self._mental_play(number, 0)
