@@ -134,7 +134,7 @@ def run_on_relay(args: argparse.Namespace, tmp: str) -> list[float]:
         host_log = os.path.join(tmp, "host.log")
         children.append(start(
             [sys.executable, "-m", "tui.cli", "host", "--headless", "--relay", url,
-             "--game", args.game, "--seed", "1", "--speed", "0",
+             "--game", args.game, "--seed", "1", "--speed", "0", *dealing(args),
              "--save", os.path.join(tmp, "hosted.json")], host_log))
         room = wait_for_line(host_log, r"join --relay \S+ (\S+)").group(1)
         if args.flood:
@@ -159,6 +159,11 @@ def run_on_relay(args: argparse.Namespace, tmp: str) -> list[float]:
             child.wait()
 
 
+def dealing(args: argparse.Namespace) -> list[str]:
+    """The host's options for the dealing asked for."""
+    return ["--trusted-dealer"] if args.dealing == "trusted" else []
+
+
 def main() -> None:
     """Start a headless host, play, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -171,6 +176,9 @@ def main() -> None:
     parser.add_argument("--flood-rate", type=float, default=100.0, help="pings a second each")
     parser.add_argument("--trust-flood", action="store_true",
                         help="the relay exempts the flood's address from its per-address limits")
+    parser.add_argument("--dealing", default="trusted", choices=("trusted", "mental"),
+                        help="the host's dealing: trusted (the default here, comparable with "
+                             "figures from before mental poker was host's default) or mental")
     args = parser.parse_args()
     port = free_port()
     if args.relay or args.flood:
@@ -182,7 +190,7 @@ def main() -> None:
         host = start(
             [sys.executable, "-m", "tui.cli", "host", "--headless", "--game", args.game,
              "--port", str(port), "--bind", "127.0.0.1", "--seed", "1", "--speed", "0",
-             "--save", os.path.join(tmp, "hosted.json")], host_log)
+             *dealing(args), "--save", os.path.join(tmp, "hosted.json")], host_log)
         try:
             wait_for_line(host_log, r"room \S+ open")  # listening comes before the room
             trips = asyncio.run(measure(port, args.moves))

@@ -89,7 +89,10 @@ class HostileHost(Host):
 
     def write(self) -> None:
         if self.out is not None:
-            self.out.write_text(json.dumps(self.report))
+            # Written whole, then renamed: the test reads the report as soon as the log says so.
+            partial = self.out.with_suffix(".partial")
+            partial.write_text(json.dumps(self.report))
+            partial.replace(self.out)
 
     # -- the hooks -------------------------------------------------------------------
 
