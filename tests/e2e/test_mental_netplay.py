@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_hostile_peers import start_peer
+from tests.e2e.test_hostile_peers import REPO, start_peer
 from tests.e2e.test_netplay import (
     Procs,
     assert_same_result,
@@ -29,6 +29,9 @@ from tests.e2e.test_netplay import (
 @pytest.fixture
 def processes(tmp_path: Path) -> Iterator[Procs]:
     started = Procs(tmp_path)
+    # The hostile peers run as `python -m tests.e2e.hostile_peer` from the test's own folder.
+    started.env["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(REPO), started.env.get("PYTHONPATH")]))
     yield started
     started.stop_all()
 
