@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
-from engine.trick_search import SearchRow, row_value, rows_rank
+from engine.trick_search import FixerWalk, SearchRow, row_value, rows_rank
 
 _DOWN = range(9, -1, -1)
 Counts = tuple[int, ...]
@@ -93,7 +93,7 @@ def tens_sums_by_size(fixer: Counts) -> tuple[int | None, ...]:
     return tuple(best)
 
 
-class _LimitedSearch:
+class _LimitedSearch(FixerWalk):
     """One branch-and-bound search over fixers for one position and row limit."""
 
     def __init__(self, counts: Counts, card: int, max_row: int) -> None:
@@ -139,19 +139,8 @@ class _LimitedSearch:
         high = stack_value(kept, self.fixer_size // 2, self.max_row)
         return 100 * high + 10 * low_sum // 100 * 100
 
-    def _visit(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> None:
-        if self._bound(digit, remaining, fixer, fixer_sum) < self.best_total:
-            return
-        if digit == 0:
-            fixer[0] = remaining
-            self._leaf(tuple(fixer), fixer_sum)
-            fixer[0] = 0
-            return
-        lowest = max(0, remaining - self.below[digit])
-        for taken in range(lowest, min(self.counts[digit], remaining) + 1):
-            fixer[digit] = taken
-            self._visit(digit - 1, remaining - taken, fixer, fixer_sum + taken * digit)
-        fixer[digit] = 0
+    def _pruned(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> bool:
+        return self._bound(digit, remaining, fixer, fixer_sum) < self.best_total
 
     def _leaf(self, fixer: Counts, fixer_sum: int) -> None:
         kept = [self.counts[d] - fixer[d] for d in range(10)]

@@ -93,7 +93,34 @@ def _descending_text(counts: Sequence[int]) -> str:
     return "".join(str(digit) * counts[digit] for digit in _DOWN)
 
 
-class _Search:
+class FixerWalk:
+    """A depth-first walk over the fixer's count of each digit, 9 down to 0, that a search prunes."""
+
+    counts: Sequence[int]
+    below: list[int]
+
+    def _pruned(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> bool:
+        raise NotImplementedError
+
+    def _leaf(self, fixer: tuple[int, ...], fixer_sum: int) -> None:
+        raise NotImplementedError
+
+    def _visit(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> None:
+        if self._pruned(digit, remaining, fixer, fixer_sum):
+            return
+        if digit == 0:
+            fixer[0] = remaining
+            self._leaf(tuple(fixer), fixer_sum)
+            fixer[0] = 0
+            return
+        lowest = max(0, remaining - self.below[digit])
+        for taken in range(lowest, min(self.counts[digit], remaining) + 1):
+            fixer[digit] = taken
+            self._visit(digit - 1, remaining - taken, fixer, fixer_sum + taken * digit)
+        fixer[digit] = 0
+
+
+class _Search(FixerWalk):
     """One branch-and-bound search over fixers for one position."""
 
     def __init__(self, counts: list[int], card: int) -> None:
@@ -144,19 +171,8 @@ class _Search:
         # Equal totals: a larger h wins; a smaller one cannot; equal h > 0 is the same fixer.
         return high < self.best_h or (high == self.best_h and high > 0)
 
-    def _visit(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> None:
-        if self.best_total >= 0 and self._cut(digit, remaining, fixer, fixer_sum):
-            return
-        if digit == 0:
-            fixer[0] = remaining
-            self._leaf(tuple(fixer), fixer_sum)
-            fixer[0] = 0
-            return
-        lowest = max(0, remaining - self.below[digit])
-        for taken in range(lowest, min(self.counts[digit], remaining) + 1):
-            fixer[digit] = taken
-            self._visit(digit - 1, remaining - taken, fixer, fixer_sum + taken * digit)
-        fixer[digit] = 0
+    def _pruned(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> bool:
+        return self.best_total >= 0 and self._cut(digit, remaining, fixer, fixer_sum)
 
     def _leaf(self, fixer: tuple[int, ...], fixer_sum: int) -> None:
         tens_sum = best_tens_sum(fixer)
