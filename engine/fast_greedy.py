@@ -55,11 +55,13 @@ def greedy_zodiak_move(state: FastZodiak) -> FastMove:
                          state.hands[nxt].bit_count() <= 2)[0]
 
 
-def greedy_choice(hand: int, matching: int, zodiac_card: int, threat: bool) -> tuple[FastMove, float]:
+def greedy_choice(hand: int, matching: int, zodiac_card: int, threat: bool,
+                  enough: float = 1e9) -> tuple[FastMove, float]:
     """Greedy's move with no penalty pending, and its score (0 for a draw).
 
     `matching` is the mask of cards that may start a run besides eights; `threat` says
-    whether the next player holds two cards or fewer.
+    whether the next player holds two cards or fewer. The search stops at the first move
+    that scores more than `enough`.
     """
     starters = hand & (matching | EIGHTS)
     if not starters:
@@ -73,6 +75,8 @@ def greedy_choice(hand: int, matching: int, zodiac_card: int, threat: bool) -> t
             score = _wild_score(first, hand, size)
             if score > best_score:
                 best, best_score = ((first,), wild_suit(hand & ~(1 << first))), score
+                if score > enough:
+                    break
             if not matching >> first & 1:
                 continue
         run, length, special_count = longest_run(first, hand & ~(1 << first), specials)
@@ -81,6 +85,8 @@ def greedy_choice(hand: int, matching: int, zodiac_card: int, threat: bool) -> t
         score = _run_score(run, hand, size, zodiac_card, threat, special_count)
         if score > best_score:
             best, best_score = (run, -1), score
+            if score > enough:
+                break
     return best, best_score
 
 
@@ -109,7 +115,7 @@ def greedy_would_play(move: FastMove, hand: int, matching: int, zodiac_card: int
         specials = ACES | EIGHTS | (1 << zodiac_card)
         special_count = sum(1 for c in cards if specials >> c & 1)
         score = _run_score(cards, hand, size, zodiac_card, threat, special_count)
-    return score >= greedy_choice(hand, matching, zodiac_card, threat)[1] - 1e-9
+    return score >= greedy_choice(hand, matching, zodiac_card, threat, score + 1e-9)[1] - 1e-9
 
 
 def _wild_score(eight: int, hand: int, size: int) -> float:

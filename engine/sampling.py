@@ -44,7 +44,7 @@ from engine.playout import (
 )
 
 STOCK = -1  # the owner of the stock's slots
-DEAL_TRIES = 20  # deals tried for one that explains the opponents' runs
+DEAL_TRIES = 10  # deals tried for one that explains the opponents' runs: bounds the sampling's cost
 
 
 class ZodiakBelief:
@@ -202,25 +202,27 @@ class ZodiakBelief:
 
         Deals are drawn until one gives every opponent a hand with which greedy would have
         played its runs since it last drew (at most `DEAL_TRIES`; else the deal that
-        contradicts fewest of them): hands the seat could tell from the real ones count less.
+        explained most of them before one it could not).
         """
         best: FastZodiak | None = None
-        fewest = len(self.greedy_runs) + 1
+        most = -1
         for _ in range(DEAL_TRIES if self.greedy_runs else 1):
             world = self._deal(rng)
-            wrong = self.contradictions(world.hands)
-            if not wrong:
+            explained = self.explained(world.hands)
+            if explained == len(self.greedy_runs):
                 return world
-            if wrong < fewest:
-                best, fewest = world, wrong
+            if explained > most:
+                best, most = world, explained
         assert best is not None
         return best
 
-    def contradictions(self, hands: list[int]) -> int:
-        """How many of the opponents' runs greedy would not have played with these hands."""
-        return sum(1 for seat, later, move, matching, zodiac_card, threat in self.greedy_runs
-                   if not greedy_would_play(move, hands[seat] | later, matching, zodiac_card,
-                                            threat))
+    def explained(self, hands: list[int]) -> int:
+        """How many of the opponents' runs, in order, greedy would have played with these hands
+        before the first it would not."""
+        for done, (seat, later, move, matching, zodiac_card, threat) in enumerate(self.greedy_runs):
+            if not greedy_would_play(move, hands[seat] | later, matching, zodiac_card, threat):
+                return done
+        return len(self.greedy_runs)
 
     def _deal(self, rng: random.Random) -> FastZodiak:
         """One deal of the hidden cards that respects the pools and the excluded slots."""

