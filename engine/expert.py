@@ -1,11 +1,12 @@
 """The expert bot: determinized Monte Carlo search from what its seat can see.
 
-Each playout deals the hidden cards at random, consistently with the seat's
-view (engine.sampling), picks one of the seat's legal moves by UCB1, and plays
-the round out on the fast representation (engine.playout) with a greedy
-policy for every seat. The move played most often wins. The search stops at a
-playout budget or a time limit, whichever comes first; a single legal move is
-played at once.
+Each sampled world deals the hidden cards at random, consistently with the
+seat's view (engine.sampling); every candidate move still in the running is
+played out on it with the fast representation (engine.playout), every seat
+then playing greedily (engine.fast_greedy). Sequential halving narrows the
+candidates; greedy's move is kept unless another did better on the same
+worlds. The search stops at a playout budget or a time limit, whichever comes
+first; a single legal move is played at once.
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ when nothing in hand may start a run, meets a pending ace with an ace when it
 holds one, and stops a run only when nothing in hand may follow. So the cards an
 opponent held when it drew, or kept after a run, are taken to be none of those
 (`excluded` slots), until that opponent plays a card that contradicts it: from
-then on its moves are taken to prove nothing.
+then on its moves are taken to prove nothing. Its runs since it last drew say
+more: a deal must give it a hand (with those runs' cards back in it) from which
+greedy would have chosen them, or `sample` tries another (`DEAL_TRIES`).
 
 Hekata (RULES 2.6): every card played stays in view (on the table or in a
 taken trick), so the hidden cards are the deck less the seat's hand, the table
