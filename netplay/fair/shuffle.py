@@ -32,13 +32,13 @@ from netplay.fair.elgamal import (
     CIPHERTEXT_SIZE,
     Ciphertext,
     card_point,
-    decode_ciphertexts,
     encode_ciphertexts,
 )
 from netplay.fair.group import (
     BASE,
     POINT_SIZE,
     SCALAR_SIZE,
+    InvalidPoint,
     Point,
     Scalar,
     base_times,
@@ -104,13 +104,12 @@ class Shuffle:
     def decode(cls, data: object, n: int, blamed: Blame) -> Shuffle:
         """Parse a shuffle of exactly `n` cards from a peer, validating every point and scalar."""
         raw = require_bytes(data, f"shuffle of {n} cards", blamed, shuffle_size(n))
-        outputs = decode_ciphertexts(raw[: n * CIPHERTEXT_SIZE], n, blamed)
-        offset = n * CIPHERTEXT_SIZE
-        points = [
-            Point.decode(raw[offset + i * POINT_SIZE : offset + (i + 1) * POINT_SIZE], blamed)
-            for i in range(2 * n)
-        ]
-        offset += 2 * n * POINT_SIZE
+        # Every point is multiplied by `verify_shuffle`, which refuses those outside the group.
+        points = [Point.decode_for_product(raw[i * POINT_SIZE:(i + 1) * POINT_SIZE], blamed)
+                  for i in range(4 * n)]
+        outputs = tuple(Ciphertext(points[2 * i], points[2 * i + 1]) for i in range(n))
+        points = points[2 * n:]
+        offset = n * CIPHERTEXT_SIZE + 2 * n * POINT_SIZE
         scalars = [
             Scalar.decode(raw[offset + i * SCALAR_SIZE : offset + (i + 1) * SCALAR_SIZE], blamed)
             for i in range(5 + 2 * n)
@@ -251,7 +250,24 @@ def verify_shuffle(
     """Raise FairnessError blaming `party` unless `shuffle` is a proven shuffle of `inputs`.
 
     `open_cards`, when given, says that `inputs` is `open_deck(open_cards, key)` (module doc).
+    Every point of `shuffle` is multiplied here, so a point outside the group is refused too.
     """
+    try:
+        _verify(shuffle, context, party, step, key, inputs, open_cards)
+    except InvalidPoint:
+        raise FairnessError(party, "its shuffle holds a point that is not a valid group"
+                            " element") from None
+
+
+def _verify(
+    shuffle: Shuffle,
+    context: ProofContext,
+    party: int,
+    step: int,
+    key: Point,
+    inputs: Sequence[Ciphertext],
+    open_cards: Sequence[str] | None,
+) -> None:
     n = len(inputs)
     if open_cards is not None and len(open_cards) != n:
         raise ValueError("the open deck's cards and the inputs differ in number")
