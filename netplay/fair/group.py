@@ -123,6 +123,11 @@ class Point:
         return cls(raw)
 
     @property
+    def is_valid(self) -> bool:
+        """Whether this is a non-identity element of the prime-order subgroup."""
+        return bool(lib.crypto_core_ed25519_is_valid_point(self.data))
+
+    @property
     def is_identity(self) -> bool:
         """Whether this is the neutral element (which no honest peer ever sends)."""
         return self.data == _IDENTITY_BYTES
