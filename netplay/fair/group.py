@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from nacl import bindings as sodium
@@ -39,19 +40,19 @@ class InvalidPoint(ValueError):
     """libsodium refused a point: not a canonical encoding of an element of the subgroup."""
 
 
-def _call(function: object, *args: bytes) -> bytes | None:
+def _call(function: Callable[..., int], *args: bytes) -> bytes | None:
     """libsodium's `function(out, *args)`: its 32-byte answer, or None when it refuses."""
     out = ffi.new("unsigned char[]", 32)
-    if function(out, *args) != 0:  # type: ignore[operator]
+    if function(out, *args) != 0:
         return None
-    return ffi.buffer(out, 32)[:]  # type: ignore[no-any-return]
+    return bytes(ffi.buffer(out, 32))
 
 
-def _scalar_op(function: object, *args: bytes) -> bytes:
+def _scalar_op(function: Callable[..., int], *args: bytes) -> bytes:
     """A scalar operation, which libsodium never refuses."""
     out = ffi.new("unsigned char[]", 32)
-    function(out, *args)  # type: ignore[operator]
-    return ffi.buffer(out, 32)[:]  # type: ignore[no-any-return]
+    function(out, *args)
+    return bytes(ffi.buffer(out, 32))
 
 
 @dataclass(frozen=True, slots=True)

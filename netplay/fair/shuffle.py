@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from netplay.fair.commit import Blame, FairnessError, require_bytes
+from netplay.fair.commit import Blame, require_bytes
 from netplay.fair.context import ProofContext, challenge
 from netplay.fair.elgamal import (
     CIPHERTEXT_SIZE,
@@ -126,7 +126,9 @@ class Shuffle:
         proof = ShuffleProof(
             tuple(points[:n]),
             tuple(points[n:2 * n]),
-            *points[2 * n:],
+            points[2 * n],
+            points[2 * n + 1],
+            points[2 * n + 2],
             challenge_,
             s1,
             s2,
