@@ -32,9 +32,9 @@ STATE_WORDS = {"waiting": "waiting", "playing": "playing", "over": "over"}  # Se
 # keeps drawing them cut to the width of the headings (Textual 8.2).
 COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
            ("Game", max(len(name) for name in GAME_NAMES)),
-           ("Seats", len("4/4")), ("People", 3), ("Watching", 3),
+           ("Seats", len("4/4")), ("People", 3), ("Watch", 3),
            ("State", max(len(words) for words in STATE_WORDS.values())),
-           ("House", len("max-row=9,target=10000")))  # longer ones are cut: the table's lobby says all
+           ("House", len("max-row=9,target=3000")))  # longer ones are cut: the table's lobby says all
 
 
 class NewTableDialog(ModalScreen[TableRequest | None]):
