@@ -141,14 +141,18 @@ def test_a_resumed_host_voids_the_deal_in_play_and_deals_it_again(processes: Pro
 
 def test_join_refuses_a_trusted_dealer_unless_allowed(processes: Procs) -> None:
     """A host that deals every card itself (`--trusted-dealer`) sees every hand: `join` refuses
-    it and says why, and plays there only with --allow-trusted-dealer."""
+    it and says why, and plays there only with --allow-trusted-dealer. A short match (to 1,500):
+    its length is not under test."""
     procs = processes
     host, port = mental_host(procs, "--trusted-dealer", "--game", "hekata", "--players", "2",
-                             "--bots", "1", "--seed", "3", "--speed", "0")
+                             "--bots", "1", "--seed", "3", "--speed", "0",
+                             "--house", "target=1500", "--away-timeout", "2")
     refused = procs.start("refused", "join", f"127.0.0.1:{port}", "--bot", "greedy",
                           "--name", "wary", "--seat-file", str(procs.tmp / "wary.id"))
     assert refused.wait(timeout=60) == 2
     assert "--allow-trusted-dealer" in procs.log("refused")
+    # The refused seat was seated before it read the welcome, so the match starts with it away;
+    # its seat's bot plays it after the away time (2 s here, not the default 60 s).
     seats = start_bots(procs, [f"127.0.0.1:{port}", "--allow-trusted-dealer"], count=1)
     wait_all([host, *seats])
     assert_same_result(results(procs.tmp, ["r0"]), host_result(procs))
