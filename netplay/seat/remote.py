@@ -375,7 +375,8 @@ class RemoteSession(SeatMental, ClientChecks):
             # The table is back in its lobby after the match: the host offers a rematch, and
             # the next deal starts a new match (scores from zero) for whoever accepts.
             self.result, self._started_match, self.rematch_offered = None, False, True
-            self.emit(RematchOffered())
+            ready = [seat.name for seat in self.seats if seat.ready and seat.bot is None]
+            self.emit(RematchOffered(ready[0] if len(ready) == 1 else None))
 
     def _on_chat(self, msg: Said) -> None:
         name = clean_name(msg.name, "?")
