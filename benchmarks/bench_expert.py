@@ -104,6 +104,44 @@ def playout_rate(game: str, players: int, moves: int = 30, budget: int = 400) ->
     return played / cpu
 
 
+def reading_share(players: int, rounds: int = 40, samples: int = 10) -> float:
+    """The share of the opponents' cards that the expert's sampled deals put in the right hand.
+
+    Positions of greedy rounds (greedy at every seat, as the opponents the reading assumes);
+    each seat's view is sampled `samples` times. A measure of how much the sampling knows:
+    the search is only as good as its deals (with the real hands it wins far more).
+    """
+    from engine import bots
+    from engine.dealer import DealtRound
+    from engine.match import Match
+    from engine.playout import card_index
+    from engine.sampling import ZodiakBelief
+    from engine.zodiak import SIGNS, ZodiakRound
+
+    rng = random.Random(5)  # the deals: the same whatever the sampling draws
+    sampling = random.Random(6)
+    right = held = 0
+    for _ in range(rounds):
+        signs = tuple(rng.choice(SIGNS) for _ in range(players))
+        table = DealtRound.deal(Match("zodiak", players, signs), ["x"] * players, rng)
+        state = table.state
+        assert isinstance(state, ZodiakRound)
+        while not state.round_over:
+            seat = state.turn
+            assert seat is not None
+            belief = ZodiakBelief(state.view(seat))
+            real = [sum(1 << card_index(c) for c in hand if c is not None)
+                    for hand in state.hands]
+            for _ in range(samples):
+                dealt = belief.sample(sampling).hands
+                for other in range(players):
+                    if other != seat:
+                        right += (dealt[other] & real[other]).bit_count()
+                        held += real[other].bit_count()
+            table.push(bots.GreedyBot().choose(state.view(seat, history=False)))
+    return right / held
+
+
 def main(argv: list[str] | None = None) -> int:
     """Play the chunks and print the running figures; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -118,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--summary", action="store_true", help="only print the logs' figures")
     parser.add_argument("--rate", action="store_true",
                         help="only print the search's playouts per CPU second")
+    parser.add_argument("--reading", action="store_true",
+                        help="only print the share of opponents' Zodiak cards the sampling places"
+                        " right (4 players)")
     parser.add_argument("--first-seed", type=int, default=1,
                         help="the first chunk's seed (a second process on its own log starts"
                         " elsewhere, e.g. 1001, so that the two play different deals)")
@@ -131,6 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         for game, players in (("zodiak", 2), ("zodiak", 4), ("hekata", 2), ("hekata", 4)):
             print(f"{game}, {players} players: {playout_rate(game, players):,.0f} playouts per"
                   " CPU second", flush=True)
+        return 0
+    if args.reading:
+        print(f"zodiak, 4 players: {100 * reading_share(4):.1f}% of the opponents' cards in the"
+              " right hand", flush=True)
         return 0
     for name in args.only or list(FIGURES):
         game, players, bots, _, chunk, unit = FIGURES[name]
