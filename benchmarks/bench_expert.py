@@ -142,6 +142,56 @@ def reading_share(players: int, rounds: int = 40, samples: int = 10) -> float:
     return right / held
 
 
+def oracle_share(rounds: int, playouts: int, players: int = 4) -> tuple[int, int]:
+    """Rounds won by an expert whose sampled deals hold the real hands (the stock still
+    shuffled), one against greedy at every other seat, seats and dealer rotating: how strong
+    the search would be if its reading of the opponents were perfect. Returns (wins, rounds)."""
+    from engine import bots
+    from engine.dealer import DealtRound
+    from engine.expert import ExpertBot
+    from engine.match import Match
+    from engine.playout import FastZodiak
+    from engine.sampling import ZodiakBelief
+    from engine.zodiak import SIGNS, ZodiakRound
+
+    class RealHands(ZodiakBelief):
+        """The real deal, with the stock in a random order."""
+
+        def __init__(self, view: ZodiakRound, real: ZodiakRound) -> None:
+            super().__init__(view)
+            self.real = real
+
+        def sample(self, rng: random.Random) -> FastZodiak:
+            world = FastZodiak.from_round(self.real, rng)
+            rng.shuffle(world.stock)
+            return world
+
+    class Oracle(ExpertBot):
+        real: ZodiakRound
+
+        def zodiak_belief(self, view: ZodiakRound) -> ZodiakBelief:
+            return RealHands(view, self.real)
+
+    rng = random.Random(7)
+    wins = 0
+    for number in range(rounds):
+        signs = tuple(rng.choice(SIGNS) for _ in range(players))
+        me = number // players % players
+        oracle = Oracle(rng.randrange(2**32), seconds=None, playouts=playouts)
+        table = DealtRound.deal(Match("zodiak", players, signs, dealer=number % players),
+                                ["x"] * players, rng)
+        state = table.state
+        assert isinstance(state, ZodiakRound)
+        oracle.real = state
+        while not state.round_over:
+            seat = state.turn
+            assert seat is not None
+            bot: bots.Bot = oracle if seat == me else bots.GreedyBot()
+            table.push(bot.choose(bots.bot_view(bot, state, seat)))
+        wins += state.winner == me
+    return wins, rounds
+
+
 def main(argv: list[str] | None = None) -> int:
     """Play the chunks and print the running figures; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -159,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reading", action="store_true",
                         help="only print the share of opponents' Zodiak cards the sampling places"
                         " right (4 players)")
+    parser.add_argument("--oracle", type=int, metavar="ROUNDS",
+                        help="only play ROUNDS 4-player Zodiak rounds with an expert that is"
+                        " dealt the real hands (--playouts a move) and print its wins")
     parser.add_argument("--first-seed", type=int, default=1,
                         help="the first chunk's seed (a second process on its own log starts"
                         " elsewhere, e.g. 1001, so that the two play different deals)")
@@ -172,6 +225,13 @@ def main(argv: list[str] | None = None) -> int:
         for game, players in (("zodiak", 2), ("zodiak", 4), ("hekata", 2), ("hekata", 4)):
             print(f"{game}, {players} players: {playout_rate(game, players):,.0f} playouts per"
                   " CPU second", flush=True)
+        return 0
+    if args.oracle:
+        wins, rounds = oracle_share(args.oracle, args.playouts)
+        low, high = wilson_interval(wins, rounds)
+        print(f"zodiak, 4 players, the real hands: expert won {wins}/{rounds} ="
+              f" {100 * wins / rounds:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%),"
+              f" playouts per move {args.playouts}", flush=True)
         return 0
     if args.reading:
         print(f"zodiak, 4 players: {100 * reading_share(4):.1f}% of the opponents' cards in the"
