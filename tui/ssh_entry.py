@@ -49,6 +49,7 @@ class ServerApp(CardApp):
         self._quitting = False
         # Called once the lobby is on screen (the warm process's turns).
         self.on_drawn = on_drawn
+        self._notified = False
 
     def update_settings(self, settings: Settings) -> None:
         # The settings file is the operator's: a visitor's choices last for their session.
@@ -59,6 +60,20 @@ class ServerApp(CardApp):
         # The lobby is the first screen rather than pushed over a blank one: one screen to
         # compose and draw at start-up instead of two.
         return LobbyScreen(self.tables, self.player_name, self.first_listing)
+
+    def _on_resize(self, event: events.Resize) -> None:
+        # The driver reports the size the app started with once more as it starts, and Textual
+        # lays every screen out again for any report: a size that did not change changes nothing.
+        if event.size == self._size:
+            event.prevent_default()
+            event.stop()
+
+    def _refresh_notifications(self) -> None:
+        # Until there has been a notification, the toast rack is hidden as its CSS has it:
+        # Textual would hide it again on every new screen and lay that screen out once more.
+        self._notified = self._notified or bool(self._notifications)
+        if self._notified:
+            super()._refresh_notifications()
 
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # CardApp's own handler would open the start screen as well
