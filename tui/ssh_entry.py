@@ -77,8 +77,12 @@ class ServerApp(CardApp):
 
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # CardApp's own handler would open the start screen as well
+
+    def on_ready(self) -> None:
+        # Textual's Ready: the first frame is out. The passes that settle it cost a tenth of the
+        # start and are mostly waits for the next frame, which a session need not hold its turn for.
         if self.on_drawn is not None:
-            self.call_after_refresh(self.on_drawn)
+            self.on_drawn()
 
     async def on_unmount(self) -> None:
         await self.tables.close()

@@ -309,7 +309,7 @@ def _draw_lobby_once(server: str) -> None:
         deadline = time.monotonic() + WARM_UP_SECONDS
         while not drawn.is_set() and time.monotonic() < deadline:
             await pilot.pause(0.02)
-        await pilot.pause()
+        await pilot.pause(0.2)  # and settled: sessions run those passes too, on warm code
         pilot.app.exit()
 
     app.run(headless=True, size=(80, 24), auto_pilot=leave_when_drawn)
