@@ -1,10 +1,15 @@
 """One shuffle epoch as every party sees it: the chain of proven shuffles, then card openings.
 
 A `MentalDeck` starts from the epoch's cards openly encrypted under the joint key, accepts one
-proven shuffle from each shuffler in the agreed order (a shuffle out of turn, twice, or with a
-proof that fails is refused and blamed on its sender), and once every shuffler has shuffled,
-opens deck positions with verified decryption shares. It holds no secret: a party passes its
-own `RoundKey` to the calls that need it.
+shuffle from each shuffler in the agreed order (a shuffle out of turn or twice is refused and
+blamed on its sender), checks their proofs, and once every shuffler has shuffled and every
+proof holds, opens deck positions with verified decryption shares. A shuffle's proof is checked
+as it arrives, or (`check=False`) later with the rest of the chain, all at once and cheaper
+(netplay/fair/shuffle_check.py): the next shuffler may then shuffle a deck whose proof is not
+checked yet, and no card opens before `check()` finds every proof sound; a proof that fails
+refuses the deck for good, blamed on the first shuffler in the chain whose proof fails. The
+deck keeps the shuffles this process made, with their secret factors, only to check the others'
+more cheaply; it sends nothing, and a party passes its own `RoundKey` to the calls that need it.
 
 A process that holds two views of one table (`cardtui host` with its own seat: the host's view
 and the seat's) would check each shuffle twice; `VERIFIED` remembers the shuffles this process
@@ -21,10 +26,11 @@ from collections.abc import Mapping, Sequence
 from netplay.fair.commit import LOCAL, FairnessError, encode_parts
 from netplay.fair.context import ProofContext
 from netplay.fair.elgamal import CardBook, Ciphertext, encode_ciphertexts, open_deck
-from netplay.fair.group import Point
+from netplay.fair.group import InvalidPoint, Point
 from netplay.fair.keys import JointKey, RoundKey
 from netplay.fair.shares import DecryptionShare, make_share, open_card, own_share
-from netplay.fair.shuffle import Shuffle, shuffle_deck, verify_shuffle
+from netplay.fair.shuffle import Shuffle, shuffle_deck
+from netplay.fair.shuffle_check import ShuffleClaim, verify_shuffles
 
 VERIFIED: OrderedDict[bytes, tuple[Ciphertext, ...]] = OrderedDict()
 """The outputs of the shuffles this process has checked, by `MentalDeck._statement` digest."""
@@ -50,8 +56,12 @@ class MentalDeck:
         self.cards = tuple(cards)
         self.book = CardBook(self.cards)
         self.shufflers = tuple(shufflers)
-        self.ciphertexts: tuple[Ciphertext, ...] = open_deck(self.cards, joint.combined)
+        self._open = open_deck(self.cards, joint.combined)
+        self.ciphertexts: tuple[Ciphertext, ...] = self._open
         self.steps_done = 0
+        self.unchecked: list[tuple[ShuffleClaim, bytes | None]] = []  # with VERIFIED's digest
+        self.refused: FairnessError | None = None  # why a check failed: the deck is dead
+        self._own: list[tuple[tuple[Ciphertext, ...], Shuffle]] = []  # made here, with inputs
 
     @property
     def next_shuffler(self) -> int | None:
@@ -61,41 +71,76 @@ class MentalDeck:
         return self.shufflers[self.steps_done]
 
     @property
-    def ready(self) -> bool:
-        """Whether every shuffler has shuffled, so cards may be opened."""
+    def shuffled(self) -> bool:
+        """Whether every shuffler has shuffled (their proofs may still wait to be checked)."""
         return self.next_shuffler is None
+
+    @property
+    def ready(self) -> bool:
+        """Whether every shuffler has shuffled and every proof holds, so cards may be opened."""
+        return self.shuffled and not self.unchecked and self.refused is None
 
     def shuffle(self, party: int) -> bytes:
         """Make this party's shuffle (it must be its turn), apply it, and return its wire form."""
         if self.next_shuffler != party:
             raise FairnessError(LOCAL, f"it is not party {party}'s turn to shuffle")
-        made = shuffle_deck(
-            self.context, party, self.steps_done, self.joint.combined, self.ciphertexts,
-            open_cards=self._open_cards(),
-        )
+        inputs = self.ciphertexts
+        try:
+            made = shuffle_deck(
+                self.context, party, self.steps_done, self.joint.combined, inputs,
+                open_cards=self._open_cards(),
+            )
+        except InvalidPoint:  # an unchecked shuffle before it holds a point outside the group
+            self.check()
+            raise FairnessError(LOCAL, "a deck to shuffle holds an invalid point") from None
+        self._own.append((inputs, made))
         self.ciphertexts = made.outputs
         self.steps_done += 1
         return made.encode()
 
-    def accept_shuffle(self, party: int, data: object) -> None:
-        """Check another party's shuffle and make its outputs the deck, or blame that party."""
+    def accept_shuffle(self, party: int, data: object, check: bool = True) -> None:
+        """Take another party's shuffle as the deck: check its proof now (refused and blamed
+        on that party if it fails) or, with `check=False`, later in `check()` (module doc)."""
         if self.next_shuffler != party:
             raise FairnessError(party, "it sent a shuffle out of turn")
         statement = self._statement(party, data)
         outputs = VERIFIED.get(statement) if statement is not None else None
         if outputs is None:
             received = Shuffle.decode(data, len(self.cards), party)
-            verify_shuffle(
-                received, self.context, party, self.steps_done, self.joint.combined,
-                self.ciphertexts, open_cards=self._open_cards(),
-            )
+            claim = ShuffleClaim(received, self.context, party, self.steps_done,
+                                 self.joint.combined, self.ciphertexts)
+            unchecked = [*self.unchecked, (claim, statement)]
+            if check:
+                self._verify(unchecked)
+                unchecked = []
+            self.unchecked = unchecked
             outputs = received.outputs
-            if statement is not None:
-                VERIFIED[statement] = outputs
-                while len(VERIFIED) > VERIFIED_KEPT:
-                    VERIFIED.popitem(last=False)
         self.ciphertexts = outputs
         self.steps_done += 1
+
+    def check(self) -> None:
+        """Check every proof taken unchecked, at once; FairnessError blames the first that
+        fails, and the deck is refused for good (no card of it ever opens)."""
+        if self.refused is not None:
+            raise self.refused
+        try:
+            self._verify(self.unchecked)
+        except FairnessError as exc:
+            self.refused = exc
+            raise
+        self.unchecked = []
+
+    def _verify(self, unchecked: list[tuple[ShuffleClaim, bytes | None]]) -> None:
+        if not unchecked:
+            return
+        claims = [claim for claim, _ in unchecked]
+        opens = claims[0].step == 0 or bool(self._own and self._own[0][0] is self._open)
+        verify_shuffles(claims, self.cards if opens else None, self._own)
+        for claim, statement in unchecked:
+            if statement is not None:
+                VERIFIED[statement] = claim.shuffle.outputs
+                while len(VERIFIED) > VERIFIED_KEPT:
+                    VERIFIED.popitem(last=False)
 
     def _statement(self, party: int, data: object) -> bytes | None:
         """A digest of everything checking `data` as `party`'s next shuffle depends on."""
@@ -112,7 +157,8 @@ class MentalDeck:
     def ciphertext(self, position: int) -> Ciphertext:
         """The final ciphertext at deck `position`."""
         if not self.ready:
-            raise FairnessError(LOCAL, "no card is opened before every shuffler has shuffled")
+            raise FairnessError(LOCAL, "no card is opened before every shuffler has shuffled"
+                                " and every proof is checked")
         if not 0 <= position < len(self.cards):
             raise FairnessError(LOCAL, f"deck position {position} is outside the deck")
         return self.ciphertexts[position]

@@ -50,6 +50,9 @@ class MentalPlay:
     scores: tuple[int, ...]
     first_epoch: int = 0
     house: HouseRules = STANDARD  # the table's house rules: every seat checks moves by them
+    # Check shuffle proofs only when the caller says (`check`), once what this party owes is
+    # sent: its own shuffle goes on without waiting for the chain's checks (FAIRNESS.md A8).
+    defer_checks: bool = False
     mental: MentalRound = field(init=False)
     state: Any = None  # the engine's round, built once this party's cards of the deal are open
     outbox: list[dict[str, Any]] = field(default_factory=list)
@@ -66,7 +69,8 @@ class MentalPlay:
     def __post_init__(self) -> None:
         self.seat_parties = tuple(self.seat_parties)
         self.mental = MentalRound(self.table, self.round_no, self.party,
-                                  tuple(sorted(set(self.seat_parties))), self.first_epoch)
+                                  tuple(sorted(set(self.seat_parties))), self.first_epoch,
+                                  defer_checks=self.defer_checks)
         if self.party != WATCHER:
             self.held.add(self.party)
             self.outbox.append(self.mental.key_message())
@@ -115,6 +119,16 @@ class MentalPlay:
                     if s == seat and w not in self.played and w not in self.unshared]
             if len(mine) == len(state.hands[seat]) and all(w in known for w in mine):
                 state.hands[seat] = [rules.parse_card(known[w]) for w in mine]
+
+    def checks_due(self) -> bool:
+        """Whether a complete chain of shuffles waits for `check` (with `defer_checks`)."""
+        return self.mental.checks_due()
+
+    def check(self) -> None:
+        """Check every complete chain of shuffles, then go on: deal, open, apply moves.
+        FairnessError blames the first shuffler whose proof fails; no card of it opens."""
+        self.mental.check_shuffles()
+        self._progress()
 
     def waiting_for(self) -> set[int]:
         """The parties the round waits for now: a key, a shuffle, a share, or a move."""

@@ -46,6 +46,9 @@ class MentalRound:
     party: int
     parties: tuple[int, ...]
     first_epoch: int = 0  # a deal made again after a void starts past the voided epochs
+    # Shuffle proofs are checked at the end of each chain, in `check_shuffles` (FAIRNESS.md A8,
+    # "Shuffle"), rather than each as it arrives.
+    defer_checks: bool = False
     key: RoundKey = field(default_factory=RoundKey.generate)
     announced: dict[int, KeyAnnouncement] = field(default_factory=dict)
     joint: JointKey | None = None
@@ -101,7 +104,8 @@ class MentalRound:
         if self.joint is None:
             raise FairnessError(LOCAL, "no epoch starts before every party's key is in")
         if self.decks and not self.decks[self.epoch].ready:
-            raise FairnessError(LOCAL, "an epoch starts only after the last one is shuffled")
+            raise FairnessError(LOCAL, "an epoch starts only after the last one is shuffled"
+                                " and checked")
         # Each epoch has its own proof context; the keys stay those of the deal.
         epoch = self.epoch + 1 if self.decks else self.first_epoch
         self.decks[epoch] = MentalDeck(self.context(epoch), self.joint, cards, list(self.parties))
@@ -133,7 +137,19 @@ class MentalRound:
         deck = self.decks[epoch]
         if msg.get("step") != deck.steps_done:
             raise FairnessError(sender, "its shuffle names another step of the chain")
-        deck.accept_shuffle(sender, msg.get("deck"))
+        deck.accept_shuffle(sender, msg.get("deck"), check=not self.defer_checks)
+
+    def checks_due(self) -> bool:
+        """Whether an epoch's chain of shuffles is complete and its proofs wait to be checked."""
+        return any(deck.shuffled and deck.unchecked and deck.refused is None
+                   for deck in self.decks.values())
+
+    def check_shuffles(self) -> None:
+        """Check the proofs of every complete chain of shuffles (FairnessError blames the first
+        shuffler whose proof fails; that epoch's deck then never opens a card)."""
+        for deck in self.decks.values():
+            if deck.shuffled and (deck.unchecked or deck.refused is not None):
+                deck.check()
 
     # -- dealing and opening -----------------------------------------------------------
 

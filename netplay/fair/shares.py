@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from netplay.fair.commit import LOCAL, Blame, FairnessError, encode_parts, require_bytes
 from netplay.fair.context import ProofContext, challenge
 from netplay.fair.elgamal import CardBook, Ciphertext
-from netplay.fair.group import POINT_SIZE, SCALAR_SIZE, Point, Scalar, base_times, point_sum
+from netplay.fair.group import (
+    POINT_SIZE,
+    SCALAR_SIZE,
+    InvalidPoint,
+    Point,
+    Scalar,
+    base_times,
+    point_sum,
+)
 from netplay.fair.keys import RoundKey
 
 SHARE_SIZE = POINT_SIZE + 2 * SCALAR_SIZE
@@ -43,8 +51,8 @@ class DecryptionShare:
     def decode(cls, data: object, blamed: Blame) -> DecryptionShare:
         """Parse 96 bytes from a peer (the proof is checked by `verify`)."""
         raw = require_bytes(data, "decryption share", blamed, SHARE_SIZE)
-        return cls(
-            Point.decode(raw[:32], blamed, "decryption share"),
+        return cls(  # `verify` multiplies the share, which refuses a point outside the group
+            Point.decode_for_product(raw[:32], blamed, "decryption share"),
             Scalar.decode(raw[32:64], blamed, "proof challenge"),
             Scalar.decode(raw[64:], blamed, "proof response"),
         )
@@ -65,7 +73,11 @@ class DecryptionShare:
             return
         c, s = self.proof_challenge, self.response
         on_base = base_times(s) - public * c
-        on_a = ciphertext.a * s - self.value * c
+        try:
+            on_a = ciphertext.a * s - self.value * c
+        except InvalidPoint:
+            raise FairnessError(party, "its decryption share is not a valid group element"
+                                ) from None
         items = [public, ciphertext.a, ciphertext.b, self.value, on_base, on_a]
         if challenge(_KIND, context, party, position, items) != c:
             raise FairnessError(

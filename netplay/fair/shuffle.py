@@ -9,9 +9,12 @@ proof as Wikstrom's Verificatum implements it, written additively and with a cip
 shuffling party, its step in the chain of shuffles, the joint key, every input and output
 ciphertext and every commitment, so a proof holds for that one shuffle only.
 
-On the wire a shuffle of n cards is (6n + 5) * 32 bytes: the n output ciphertexts, the n
-permutation commitments, the n chain commitments, the challenge, s1..s4, the n values s-hat and
-the n values s-prime.
+On the wire a shuffle of n cards is (6n + 8) * 32 bytes: the n output ciphertexts, the n
+permutation commitments, the n chain commitments, the commitments t3, t4b and t4a, the
+challenge, s1..s4, the n values s-hat and the n values s-prime. Sending t3, t4b and t4a (which
+the challenge also hashes) lets a checker test their three equations for several shuffles of a
+chain at once (netplay/fair/shuffle_check.py); `Shuffle.made_with` keeps, in the shuffler's own
+process only, the permutation and re-encryption factors that let it skip its own outputs there.
 
 The first shuffle of an epoch shuffles the open deck, whose every `a` is BASE and every `b` a
 card's point plus the joint key. Given those cards (`open_cards`), the sums over the inputs'
@@ -23,16 +26,15 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
-from netplay.fair.commit import Blame, FairnessError, require_bytes
+from netplay.fair.commit import Blame, require_bytes
 from netplay.fair.context import ProofContext, challenge
 from netplay.fair.elgamal import (
     CIPHERTEXT_SIZE,
     Ciphertext,
     card_point,
-    decode_ciphertexts,
     encode_ciphertexts,
 )
 from netplay.fair.group import (
@@ -53,7 +55,7 @@ _KIND = "shuffle"
 
 def shuffle_size(n: int) -> int:
     """The exact number of bytes of a shuffle of `n` cards on the wire."""
-    return (6 * n + 5) * 32
+    return (6 * n + 8) * 32
 
 
 @lru_cache(maxsize=512)
@@ -74,6 +76,9 @@ class ShuffleProof:
 
     commitments: tuple[Point, ...]
     chain: tuple[Point, ...]
+    t3: Point
+    t4_b: Point
+    t4_a: Point
     proof_challenge: Scalar
     s1: Scalar
     s2: Scalar
@@ -89,6 +94,9 @@ class Shuffle:
 
     outputs: tuple[Ciphertext, ...]
     proof: ShuffleProof
+    # The shuffler's secret (permutation, re-encryption factors): never encoded or sent.
+    made_with: tuple[tuple[int, ...], tuple[Scalar, ...]] | None = field(
+        default=None, compare=False, repr=False)
 
     def encode(self) -> bytes:
         """The fixed-size wire form (see the module docstring)."""
@@ -96,7 +104,7 @@ class Shuffle:
         scalars = (p.proof_challenge, p.s1, p.s2, p.s3, p.s4, *p.s_hat, *p.s_prime)
         return (
             encode_ciphertexts(self.outputs)
-            + b"".join(point.data for point in (*p.commitments, *p.chain))
+            + b"".join(point.data for point in (*p.commitments, *p.chain, p.t3, p.t4_b, p.t4_a))
             + b"".join(scalar.data for scalar in scalars)
         )
 
@@ -104,13 +112,12 @@ class Shuffle:
     def decode(cls, data: object, n: int, blamed: Blame) -> Shuffle:
         """Parse a shuffle of exactly `n` cards from a peer, validating every point and scalar."""
         raw = require_bytes(data, f"shuffle of {n} cards", blamed, shuffle_size(n))
-        outputs = decode_ciphertexts(raw[: n * CIPHERTEXT_SIZE], n, blamed)
-        offset = n * CIPHERTEXT_SIZE
-        points = [
-            Point.decode(raw[offset + i * POINT_SIZE : offset + (i + 1) * POINT_SIZE], blamed)
-            for i in range(2 * n)
-        ]
-        offset += 2 * n * POINT_SIZE
+        # Every point is multiplied by `verify_shuffle`, which refuses those outside the group.
+        points = [Point.decode_for_product(raw[i * POINT_SIZE:(i + 1) * POINT_SIZE], blamed)
+                  for i in range(4 * n + 3)]
+        outputs = tuple(Ciphertext(points[2 * i], points[2 * i + 1]) for i in range(n))
+        points = points[2 * n:]
+        offset = n * CIPHERTEXT_SIZE + (2 * n + 3) * POINT_SIZE
         scalars = [
             Scalar.decode(raw[offset + i * SCALAR_SIZE : offset + (i + 1) * SCALAR_SIZE], blamed)
             for i in range(5 + 2 * n)
@@ -118,7 +125,10 @@ class Shuffle:
         challenge_, s1, s2, s3, s4 = scalars[:5]
         proof = ShuffleProof(
             tuple(points[:n]),
-            tuple(points[n:]),
+            tuple(points[n:2 * n]),
+            points[2 * n],
+            points[2 * n + 1],
+            points[2 * n + 2],
             challenge_,
             s1,
             s2,
@@ -130,7 +140,7 @@ class Shuffle:
         return cls(outputs, proof)
 
 
-def _permutation_challenges(
+def permutation_challenges(
     context: ProofContext,
     party: int,
     step: int,
@@ -139,12 +149,12 @@ def _permutation_challenges(
     outputs: Sequence[Ciphertext],
     commitments: Sequence[Point],
 ) -> list[Scalar]:
-    statement = [key, *_flatten(inputs), *_flatten(outputs), *commitments]
+    statement = [key, *flatten(inputs), *flatten(outputs), *commitments]
     seed = challenge(_KIND + "/u", context, party, step, statement).data
     return [hash_to_scalar("shuffle-u", seed, i.to_bytes(4, "big")) for i in range(len(inputs))]
 
 
-def _final_challenge(
+def final_challenge(
     context: ProofContext,
     party: int,
     step: int,
@@ -153,11 +163,11 @@ def _final_challenge(
     outputs: Sequence[Ciphertext],
     proof_points: Sequence[Point],
 ) -> Scalar:
-    statement = [key, *_flatten(inputs), *_flatten(outputs), *proof_points]
+    statement = [key, *flatten(inputs), *flatten(outputs), *proof_points]
     return challenge(_KIND, context, party, step, statement)
 
 
-def _flatten(ciphertexts: Sequence[Ciphertext]) -> list[Point]:
+def flatten(ciphertexts: Sequence[Ciphertext]) -> list[Point]:
     return [point for c in ciphertexts for point in (c.a, c.b)]
 
 
@@ -197,7 +207,7 @@ def shuffle_deck(
     commitments: list[Point] = [BASE] * n
     for i in range(n):
         commitments[psi[i]] = base_times(r[psi[i]]) + generator(i)
-    u = _permutation_challenges(context, party, step, key, inputs, outputs, commitments)
+    u = permutation_challenges(context, party, step, key, inputs, outputs, commitments)
     u_permuted = [u[psi[i]] for i in range(n)]
 
     # Commitment chain: chain[i] = r_hat[i]*BASE + u_permuted[i]*chain[i-1], from generator(-1).
@@ -218,80 +228,26 @@ def shuffle_deck(
         t4_b = weighted_sum(w_prime, [c.b for c in outputs]) - key * w4
         t4_a = weighted_sum(w_prime, [c.a for c in outputs]) - base_times(w4)
     else:  # output i is (s_i*BASE, card(psi(i)) + s_i*key) with s_i = 1 + r_i
-        weight = _total([w_prime[i] * (Scalar.of(1) + reencryption[i]) for i in range(n)]) - w4
+        weight = total([w_prime[i] * (Scalar.of(1) + reencryption[i]) for i in range(n)]) - w4
         t4_b = _card_sum(w_prime, [open_cards[psi[i]] for i in range(n)]) + key * weight
         t4_a = base_times(weight)
     links = [generator(-1), *chain[:-1]]
     t_hat = [base_times(w_hat[i]) + links[i] * w_prime[i] for i in range(n)]
     proof_points = [*commitments, *chain, t1, t2, t3, t4_b, t4_a, *t_hat]
-    c = _final_challenge(context, party, step, key, inputs, outputs, proof_points)
+    c = final_challenge(context, party, step, key, inputs, outputs, proof_points)
 
     v = [Scalar.of(1)] * n
     for i in range(n - 1, 0, -1):
         v[i - 1] = u_permuted[i] * v[i]
-    s1 = w1 + c * _total(r)
-    s2 = w2 + c * _total([r_hat[i] * v[i] for i in range(n)])
-    s3 = w3 + c * _total([r[j] * u[j] for j in range(n)])
-    s4 = w4 + c * _total([reencryption[i] * u_permuted[i] for i in range(n)])
+    s1 = w1 + c * total(r)
+    s2 = w2 + c * total([r_hat[i] * v[i] for i in range(n)])
+    s3 = w3 + c * total([r[j] * u[j] for j in range(n)])
+    s4 = w4 + c * total([reencryption[i] * u_permuted[i] for i in range(n)])
     s_hat = tuple(w_hat[i] + c * r_hat[i] for i in range(n))
     s_prime = tuple(w_prime[i] + c * u_permuted[i] for i in range(n))
-    proof = ShuffleProof(tuple(commitments), tuple(chain), c, s1, s2, s3, s4, s_hat, s_prime)
-    return Shuffle(outputs, proof)
-
-
-def verify_shuffle(
-    shuffle: Shuffle,
-    context: ProofContext,
-    party: int,
-    step: int,
-    key: Point,
-    inputs: Sequence[Ciphertext],
-    open_cards: Sequence[str] | None = None,
-) -> None:
-    """Raise FairnessError blaming `party` unless `shuffle` is a proven shuffle of `inputs`.
-
-    `open_cards`, when given, says that `inputs` is `open_deck(open_cards, key)` (module doc).
-    """
-    n = len(inputs)
-    if open_cards is not None and len(open_cards) != n:
-        raise ValueError("the open deck's cards and the inputs differ in number")
-    p, outputs = shuffle.proof, shuffle.outputs
-    if (
-        not len(outputs)
-        == len(p.commitments)
-        == len(p.chain)
-        == len(p.s_hat)
-        == len(p.s_prime)
-        == n
-    ):
-        raise FairnessError(party, f"its shuffle does not have {n} cards")
-    u = _permutation_challenges(context, party, step, key, inputs, outputs, p.commitments)
-    c = p.proof_challenge
-    generators = [generator(i) for i in range(n)]
-
-    u_product = Scalar.of(1)
-    for value in u:
-        u_product = u_product * value
-    c_bar = point_sum(list(p.commitments)) - generator_sum(n)
-    c_hat = p.chain[-1] - generator(-1) * u_product
-    c_tilde = weighted_sum(u, list(p.commitments))
-    if open_cards is None:
-        e_b = weighted_sum(u, [x.b for x in inputs])
-        e_a = weighted_sum(u, [x.a for x in inputs])
-    else:  # input i is (BASE, card(i) + key)
-        e_a = base_times(_total(u))
-        e_b = _card_sum(u, open_cards) + key * _total(u)
-
-    links = [generator(-1), *p.chain[:-1]]
-    t_hat = [base_times(p.s_hat[i]) + links[i] * p.s_prime[i] - p.chain[i] * c for i in range(n)]
-    t1 = base_times(p.s1) - c_bar * c
-    t2 = base_times(p.s2) - c_hat * c
-    t3 = base_times(p.s3) + weighted_sum(list(p.s_prime), generators) - c_tilde * c
-    t4_b = weighted_sum(list(p.s_prime), [x.b for x in outputs]) - key * p.s4 - e_b * c
-    t4_a = weighted_sum(list(p.s_prime), [x.a for x in outputs]) - base_times(p.s4) - e_a * c
-    proof_points = [*p.commitments, *p.chain, t1, t2, t3, t4_b, t4_a, *t_hat]
-    if _final_challenge(context, party, step, key, inputs, outputs, proof_points) != c:
-        raise FairnessError(party, f"its shuffle (step {step} of the chain) is not proven correct")
+    proof = ShuffleProof(tuple(commitments), tuple(chain), t3, t4_b, t4_a, c, s1, s2, s3, s4,
+                         s_hat, s_prime)
+    return Shuffle(outputs, proof, (tuple(psi), tuple(reencryption)))
 
 
 def _card_sum(weights: Sequence[Scalar], cards: Sequence[str]) -> Point:
@@ -302,7 +258,7 @@ def _card_sum(weights: Sequence[Scalar], cards: Sequence[str]) -> Point:
     return weighted_sum(list(by_card.values()), [card_point(card) for card in by_card])
 
 
-def _total(scalars: Sequence[Scalar]) -> Scalar:
+def total(scalars: Sequence[Scalar]) -> Scalar:
     total = Scalar.of(0)
     for scalar in scalars:
         total = total + scalar

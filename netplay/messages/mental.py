@@ -33,7 +33,7 @@ POSITION: Final = Int(0, 4096)  # a deck position as the round's own checks boun
 
 def shuffle_size(cards: int) -> int:
     """The bytes of one shuffle step of a deck of `cards` (FAIRNESS.md A5)."""
-    return (6 * cards + 5) * 32
+    return (6 * cards + 8) * 32
 
 
 @kind

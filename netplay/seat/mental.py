@@ -100,7 +100,7 @@ class SeatMental(SeatState):
         self._voided_empty = False
         self._mental_start(MentalPlay(self.game, self.table, number, self._party(parties),
                                       tuple(parties), signs, dealer, tuple(scores),
-                                      house=self.house))
+                                      house=self.house, defer_checks=True))
 
     def _party(self, parties: list[int] | tuple[int, ...]) -> int:
         me = self.my_seat
@@ -152,7 +152,7 @@ class SeatMental(SeatState):
                          + ("; the host sees their cards" if names else ""), "warning"))
         self._mental_start(MentalPlay(self.game, self.table, number, self._party(dealt), dealt,
                                       play.signs, play.dealer, play.scores, epoch + 1,
-                                      house=self.house))
+                                      house=self.house, defer_checks=True))
 
     def _refuse_round(self, number: int, why: str) -> None:
         self.mental, self.view, self.round_number = None, None, number
@@ -336,6 +336,20 @@ class SeatMental(SeatState):
             name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
             self.emit(MoveMade(seat, effect.move, state.describe(effect).replace(
                 f"seat {seat}", name, 1), state.copy()))
+
+    def _mental_check(self) -> bool:
+        """Check a complete chain of shuffles, once what this seat owed is sent (its own
+        shuffle goes first, FAIRNESS.md A8); whether there was one to check. A proof that fails
+        is blamed and no card of that deck opens."""
+        play = self.mental
+        if play is None or self._lost or self._handing_over.is_set() or not play.checks_due():
+            return False
+        try:
+            play.check()
+        except FairnessError as exc:
+            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+        self._mental_after()
+        return True
 
     def _mental_submit(self, move: Any) -> None:
         play = self.mental

@@ -234,9 +234,7 @@ class RemoteSession(SeatMental, ClientChecks):
                 self._on_game_message(decode(msg.body, HOST_BODIES))
             except ProtocolError as exc:
                 self.emit(Notice(f"the host sent a bad message: {exc.message}", "error"))
-            outgoing, self._out = self._out, []
-            for body in outgoing:
-                await self._send(body)
+            await self._send_out()
             if self._rejoin:
                 self._rejoin = False
                 await self._send_join()
@@ -375,7 +373,8 @@ class RemoteSession(SeatMental, ClientChecks):
             # The table is back in its lobby after the match: the host offers a rematch, and
             # the next deal starts a new match (scores from zero) for whoever accepts.
             self.result, self._started_match, self.rematch_offered = None, False, True
-            self.emit(RematchOffered())
+            ready = [seat.name for seat in self.seats if seat.ready and seat.bot is None]
+            self.emit(RematchOffered(ready[0] if len(ready) == 1 else None))
 
     def _on_chat(self, msg: Said) -> None:
         name = clean_name(msg.name, "?")
@@ -512,9 +511,7 @@ class RemoteSession(SeatMental, ClientChecks):
         view.check(move, self.my_seat)
         if self.mental is not None:
             self._mental_submit(move)
-            outgoing, self._out = self._out, []
-            for body in outgoing:
-                await self._send(body)
+            await self._send_out()
             return
         openings: list[CardOpening] = []
         for card in played_cards(move):
@@ -527,6 +524,16 @@ class RemoteSession(SeatMental, ClientChecks):
         outgoing, self._out = self._out, []
         for body in outgoing:
             await self._send(body)
+
+    async def _send_out(self) -> None:
+        """Send what this seat signed; then, with its own shuffle on its way, check a complete
+        chain of shuffles and send what that brings (its shares)."""
+        while True:
+            outgoing, self._out = self._out, []
+            for body in outgoing:
+                await self._send(body)
+            if not self._mental_check():
+                return
 
     async def chat(self, text: str) -> None:
         """Say something to the table."""

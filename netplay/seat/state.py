@@ -161,6 +161,10 @@ class SeatState(GameSession, ABC):
         """Caught up: say a lost round key, or send what is owed now."""
 
     @abstractmethod
+    def _mental_check(self) -> bool:
+        """Check a complete chain of shuffles once what is owed is sent; whether it did."""
+
+    @abstractmethod
     def _mental_submit(self, move: Any) -> None:
         """Make this seat's move in a round dealt by mental poker."""
 

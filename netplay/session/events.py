@@ -82,7 +82,10 @@ class MatchEnded:
 
 @dataclass(frozen=True)
 class RematchOffered:
-    """The host offers the table a new match with the same seats; being ready accepts it."""
+    """A new match with the same seats is offered (`by`: who offered, when the lobby shows it);
+    being ready accepts it."""
+
+    by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from netplay.messages import (
 )
 
 MAX_SIGNED_PAYLOAD: Final = 4096  # a seat's move or nonce: a long Zodiak run's openings fit thrice
-MAX_SHUFFLE_PAYLOAD: Final = 10_400  # a 52-card mp_shuffle (deck and proof: 10,144 bytes), or
+MAX_SHUFFLE_PAYLOAD: Final = 10_600  # a 52-card mp_shuffle (deck and proof: 10,240 bytes), or
 # the mp_shares of a whole deal (at most 64 positions of 96 bytes)
 
 

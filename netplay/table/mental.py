@@ -65,7 +65,7 @@ class HostMental(TableState):
         signs = tuple(match.signs) if self.config.game == "zodiak" else ()
         return MentalPlay(self.config.game, self.table, number, party, parties, signs,
                           match.dealer, tuple(match.scores), first_epoch,
-                          house=self.config.house)
+                          house=self.config.house, defer_checks=True)
 
     async def _mental_deal(self, number: int) -> None:
         """Start round `number`: name the parties, then let the chain of shuffles run."""
@@ -165,6 +165,24 @@ class HostMental(TableState):
             await self._locked_void([index], f"seat {index} lost its round key")
             return
         await self._mental_flush()
+        await self._mental_check()
+
+    async def _mental_check(self, locked: bool = False) -> None:
+        """Check a complete chain of shuffles once what came in is forwarded and what the
+        bots' key owes is sent (FAIRNESS.md A8). A proof that fails voids the deal, before any
+        card of it opens, with its shuffler's seat given to the bots. `locked`: the caller
+        holds the game lock."""
+        play = self.mental
+        if play is None or not play.checks_due():
+            return
+        try:
+            play.check()
+        except FairnessError as exc:
+            cheats = [i for i, party in enumerate(play.seat_parties) if party == exc.blamed]
+            why = f"party {exc.blamed}'s shuffle failed its check: {exc.reason}"
+            await (self._mental_void if locked else self._locked_void)(cheats, why)
+            return
+        await self._mental_flush()
 
     async def _locked_void(self, seats: Collection[int], why: str) -> None:
         async with self._game_lock:
@@ -199,6 +217,7 @@ class HostMental(TableState):
         self.deal_moves += 1
         self.mental_since = time.monotonic()
         await self._mental_flush()
+        await self._mental_check(locked=True)
 
     def _overdue(self, now: float) -> tuple[list[int], str]:
         """The people the deal in play can no longer wait for, and why."""

@@ -52,7 +52,7 @@ def test_the_same_seats_play_a_rematch_and_agree_on_both_matches(procs: Procs) -
     assert "the host offers a rematch" in host_log
     for i in range(2):
         log = procs.log(f"seat{i}")
-        assert "the host offers a rematch with the same seats" in log
+        assert re.search(r"(the host|h\w*) offers a rematch with the same seats", log), log[-3000:]
         assert log.count("zodiak match started") == 2, log[-3000:]
         assert len(re.findall(r"match over: scores", log)) == 2
         # The same seats: the second match names the same players in the same order.
@@ -139,7 +139,8 @@ def test_any_seat_at_a_server_table_offers_a_rematch_and_the_others_accept(
     assert [p.returncode for p in seats] == [0, 0]
     for i in range(2):
         log = procs.log(f"seat{i}")
-        assert "the host offers a rematch with the same seats" in log, log[-3000:]
+        # No host plays here: the log names the seat that offered (both may, at once).
+        assert re.search(r"(p0|p1) offers a rematch with the same seats", log), log[-3000:]
         assert log.count("zodiak match started") == 2, log[-3000:]
         starts = re.findall(r"zodiak match started in seat (\d): ([^;]+);", log)
         assert starts[0] == starts[1]

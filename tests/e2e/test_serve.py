@@ -259,7 +259,7 @@ async def test_two_ssh_players_play_each_other(serve: ServerMaker,
     await bob.login(server, "bob")
     await carol.login(server, "carol")
     await alice.new_table("b", expect="Zodiak for 2: you and 1 more person.")
-    await bob.see(r"Zodiak +1/2 +1 +0 +waiting for players")
+    await bob.see(r"Zodiak +1/2 +1 +0 +waiting")
     await bob.type("Enter")
     at_table = {"alice": alice, "bob": bob}
     for player in at_table.values():

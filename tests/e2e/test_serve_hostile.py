@@ -55,7 +55,7 @@ async def test_a_hostile_name_is_shown_literally_and_the_other_player_keeps_play
     await mallory.start(shlex.join(ssh_argv(server.ssh_port, user=HOSTILE_USER))
                         + "; echo EXIT=$?; sleep 60", 100, 30)
     await mallory.see(re.escape(f"{SERVER_LOGIN} {HOSTILE_SHOWN}"))
-    await mallory.see(r"Zodiak +1/2 +1 +0 +waiting for players")
+    await mallory.see(r"Zodiak +1/2 +1 +0 +waiting")
     await mallory.type("Enter")
     shown = re.escape(HOSTILE_SHOWN)
     for player in (alice, mallory):

@@ -20,7 +20,8 @@ from netplay.fair.elgamal import CardBook, Ciphertext, card_point, open_deck
 from netplay.fair.group import BASE, ORDER, Point, Scalar, base_times
 from netplay.fair.keys import KEY_ANNOUNCEMENT_SIZE, JointKey, KeyAnnouncement, RoundKey
 from netplay.fair.shares import SHARE_SIZE, DecryptionShare, make_share
-from netplay.fair.shuffle import Shuffle, shuffle_deck, shuffle_size, verify_shuffle
+from netplay.fair.shuffle import Shuffle, shuffle_deck, shuffle_size
+from netplay.fair.shuffle_check import verify_shuffle
 
 FRENCH = [str(card) for card in french_deck()]
 HEKATA = [str(card) for card in hekata_deck()]
@@ -160,10 +161,15 @@ def test_proof_altered_anywhere_is_refused() -> None:
     n = len(SMALL)
     # one scalar in each region: challenge, s1..s4, s-hat, s-prime
     for index in [0, 1, 2, 3, 4, 5, 5 + n]:
-        offset = (4 * n + index) * 32
+        offset = (4 * n + 3 + index) * 32
         scalar = (int.from_bytes(wire[offset : offset + 32], "little") + 1) % ORDER
         bad = wire[:offset] + scalar.to_bytes(32, "little") + wire[offset + 32 :]
         with pytest.raises(FairnessError):
+            view.accept_shuffle(0, bad)
+    for index in range(3):  # t3, t4b, t4a: another group element
+        offset = (4 * n + index) * 32
+        bad = wire[:offset] + base_times(Scalar.random()).data + wire[offset + 32 :]
+        with pytest.raises(FairnessError, match="not proven correct"):
             view.accept_shuffle(0, bad)
 
 

@@ -39,7 +39,7 @@ def dealt_table(round_no: int = 1) -> dict[int, MentalRound]:
         view.start_epoch(FRENCH)
     for party in PARTIES:  # in party order, each after checking the previous ones
         msg = rounds[party].shuffle_message()
-        assert msg is not None and len(msg["deck"]) == (6 * 52 + 5) * 32
+        assert msg is not None and len(msg["deck"]) == (6 * 52 + 8) * 32
         everyone_hears(rounds, party, msg)
     layout = [seat if seat != 3 else BOT_PARTY for seat in range(4) for _ in range(HAND)]
     for view in rounds.values():

@@ -229,8 +229,13 @@ def event_line(event: Event) -> str:
     if isinstance(event, Notice):
         return f"({event.text})"
     if isinstance(event, RematchOffered):
-        return "the host offers a rematch with the same seats"
+        return f"{rematch_offerer(event)} offers a rematch with the same seats"
     return ""
+
+
+def rematch_offerer(event: RematchOffered) -> str:
+    """Who offered a rematch, as a sentence's subject."""
+    return event.by if event.by is not None else "the host"
 
 
 async def run_seat_app(session: RemoteSession, *, ascii_only: bool = False,

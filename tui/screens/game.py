@@ -248,7 +248,8 @@ class GameScreen(Screen[None]):
             self.show_result()
             return
         elif isinstance(event, RematchOffered):
-            self.write_log("The host offers a rematch with the same seats: r on the result"
+            by = "The host" if event.by is None else event.by
+            self.write_log(f"{by} offers a rematch with the same seats: r on the result"
                            " accepts it.", note=True)
             if getattr(self.session, "is_owner", False):
                 self.write_log("It starts when everyone has accepted.", note=True)

@@ -46,7 +46,7 @@ class HekataScreen(GameScreen):
         Binding("enter,space", "choose", "Lay card", key_display="⏎"),
         Binding("h", "hint", "Hint"),
         Binding("b", "back", "Hand"),
-        Binding("o", "sort", "Sort", show=False),
+        Binding("o", "sort", "Sort"),
         *COMMON_BINDINGS,
     ]
 

@@ -27,7 +27,7 @@ from tui.widgets.bars import KeyLine, TitleBar
 from tui.widgets.house import HouseRulesInput
 
 REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
-STATE_WORDS = {"waiting": "waiting for players", "playing": "playing", "over": "over"}
+STATE_WORDS = {"waiting": "waiting", "playing": "playing", "over": "over"}  # Seats says for whom
 # Fixed widths, not measured: a DataTable that measures rows drawn before it measured them
 # keeps drawing them cut to the width of the headings (Textual 8.2). Together, with a cell's
 # padding, they fit an 80-column terminal (78 after the margins): a table wider than that gets a
@@ -36,7 +36,7 @@ COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
            ("Game", max(len(name) for name in GAME_NAMES)),
            ("Seats", len("4/4")), ("People", 3), ("Watch", 3),
            ("State", max(len(words) for words in STATE_WORDS.values())),
-           ("House", len("target=3000")))  # longer house rules are cut: the table's lobby says all
+           ("House", len("max-row=9,target=3000")))  # longer ones are cut: the table's lobby says all
 
 
 class NewTableDialog(ModalScreen[TableRequest | None]):

@@ -56,10 +56,10 @@ class SeatsScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "toggle_ready", "Ready"),
         Binding("f3", "add_bot", "Add bot"),
-        Binding("f4", "remove_bot", "Remove bot"),
+        Binding("f4", "remove_bot", "Drop bot"),
         Binding("f5", "start", "Start"),
         Binding("f6", "change_bot", "Bot kind"),
-        Binding("f7", "house_rules", "House rules"),
+        Binding("f7", "house_rules", "House"),
         Binding("escape", "app.quit", "Leave"),
     ]
 
@@ -121,18 +121,17 @@ class SeatsScreen(Screen[None]):
         self.query_one("#seats-title", Static).update(Text(
             f"{session.game.capitalize()} for {len(seats)} · room {room} · {where}"
             f" · {taken}/{len(seats)} seats taken"))
-        owner_keys = (" F3/F4 seat or unseat a bot, F6 its kind, F7 the house rules; F5 starts"
-                      " now, with bots in the empty seats." if session.is_owner else "")
+        # The footer names the keys; at 80x24 the whole lobby must fit without scrolling.
+        owner_keys = " F5 starts now, bots in the empty seats." if session.is_owner else ""
         hint = session.extra.get("join_hint", "")
         fingerprint = session.fingerprint()
         self.query_one("#seats-help", Static).update(literal(
-            (f"Others join with:  {hint}\n" if hint else "")
+            (f"Join with: {hint}\n" if hint else "")
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
             + dealing_text(session.dealing, session.away_seconds) + "\n"
             + session.house.describe() + "\n"
-            + "The match starts when every seat is taken and everyone is ready. F2: ready."
-            + owner_keys))
+            + "Starts when every seat is taken and everyone is ready (F2)." + owner_keys))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "change_bot", "start", "house_rules"):
@@ -226,8 +225,7 @@ def dealing_text(dealing: str, away_timeout: float | None) -> str:
     if dealing != "mental":
         return "Trusted dealer: the host's program deals and can see every hand."
     away = f"{away_timeout:g} s" if away_timeout else "the away time"
-    return ("Dealt by mental poker: nobody, the host included, sees your cards before they are"
-            " played face up. The host holds one key for its bots and sees only their cards."
-            f" Someone away longer than {away}: the round is dealt again with a bot in their"
-            " seat. Leaving with q hands your key to the host: its bot plays on and sees your"
-            " cards.")
+    return ("Dealt by mental poker: nobody, the host included, sees a card before it is yours or"
+            " face up; the host sees its own bots' cards. Away over"
+            f" {away}: the round is dealt again with a bot in that seat. q hands your key to"
+            " the host's bot, which then sees your cards.")
