@@ -30,8 +30,8 @@ REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
 STATE_WORDS = {"waiting": "waiting", "playing": "playing", "over": "over"}  # Seats says for whom
 # Fixed widths, not measured: a DataTable that measures rows drawn before it measured them
 # keeps drawing them cut to the width of the headings (Textual 8.2). Together, with a cell's
-# padding, they fit an 80-column terminal (78 after the margins): a table wider than that gets a
-# horizontal scroll bar, which costs a second layout before the first frame settles.
+# padding, they fit an 80-column terminal (76 within the margins): a wider table would get a
+# horizontal scroll bar, which also costs a second layout before a session's first frame.
 COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
            ("Game", max(len(name) for name in GAME_NAMES)),
            ("Seats", len("4/4")), ("People", 3), ("Watch", 3),
@@ -163,7 +163,7 @@ class LobbyScreen(Screen[None]):
     DEFAULT_CSS = """
     LobbyScreen #lobby-title { padding: 1 2 0 2; text-style: bold; }
     LobbyScreen #lobby-help { padding: 0 2 1 2; color: $text-muted; }
-    LobbyScreen DataTable { height: 1fr; margin: 0 1; }
+    LobbyScreen DataTable { height: 1fr; margin: 0 2; }
     LobbyScreen #lobby-status { height: auto; padding: 0 2; }
     LobbyScreen #lobby-status.-error { color: $error; }
     """
