@@ -333,7 +333,7 @@ def share_parsed_css() -> None:
         return
     parsed: dict[tuple[Any, ...], Any] = {}
     variable_tokens: dict[tuple[tuple[str, str], ...], Any] = {}
-    styles: dict[str, Style] = {}
+    styles: dict[tuple[str, int], Style] = {}
     parse_style = Stylesheet.parse_style
 
     def shared_parse_rules(self: Stylesheet, css: str, read_from: Any,
@@ -360,9 +360,12 @@ def share_parsed_css() -> None:
     def shared_parse_style(self: Stylesheet, style_text: str | Style) -> Style:
         if isinstance(style_text, Style):
             return style_text
-        style = styles.get(style_text)
-        if style is None:  # parsed without the variables: the text alone decides
-            style = styles[style_text] = parse_style(self, style_text)
+        # The app's variables ($accent) are substituted: they are shared by content (above),
+        # so their identity names them (a theme changed with F9 gets other styles).
+        key = (style_text, id(self._variable_tokens))
+        style = styles.get(key)
+        if style is None:
+            style = styles[key] = parse_style(self, style_text)
         return style
 
     shared_parse_rules.shared = True  # type: ignore[attr-defined]
