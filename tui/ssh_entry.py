@@ -61,13 +61,6 @@ class ServerApp(CardApp):
         # compose and draw at start-up instead of two.
         return LobbyScreen(self.tables, self.player_name, self.first_listing)
 
-    def _on_resize(self, event: events.Resize) -> None:
-        # The driver reports the size the app started with once more as it starts, and Textual
-        # lays every screen out again for any report: a size that did not change changes nothing.
-        if event.size == self._size:
-            event.prevent_default()
-            event.stop()
-
     def _refresh_notifications(self) -> None:
         # Until there has been a notification, the toast rack is hidden as its CSS has it:
         # Textual would hide it again on every new screen and lay that screen out once more.

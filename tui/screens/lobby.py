@@ -188,13 +188,6 @@ class LobbyScreen(Screen[None]):
         self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
         self._resumed = False
 
-    def _on_resize(self, event: events.Resize) -> None:
-        # Textual sends a screen the size it was laid out at once more as it starts (from the
-        # app, and from the screen's own first layout), and lays it out again for each.
-        if event.size == self.size:
-            event.prevent_default()
-            event.stop()
-
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         # The first time, every widget has just had its styles applied as it mounted: applying
         # them all again would cost a twentieth of a session's start. Later, a dialog or a match
