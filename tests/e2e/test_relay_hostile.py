@@ -35,8 +35,8 @@ ATTACKER = [sys.executable, "-m", "tests.e2e.attackers"]
 TRUSTED_HOST = ("--trusted-dealer",)
 TRUSTED_SEATS = ("--allow-trusted-dealer",)
 MENTAL_HOST = ("--mental",)
-# Short matches (Zodiak to 20, RULES.md's 55 is the default): a match's length is not what these
-# tests are about, and the attackers run as long as it does.
+# Short matches (Zodiak to 20 points, not 55): a match's length is not what these tests are
+# about, and the attackers run as long as it does.
 SHORT_MATCH = ("--house", "target=20")
 
 
