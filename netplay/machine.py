@@ -90,26 +90,31 @@ class DiskFlusher:
     A save after every move cannot wait for the disk each time (a flush takes milliseconds,
     more on a busy disk) without the table waiting too. Requests made while a flush runs are
     merged into one more flush, so the newest version reaches the disk one flush after it was
-    written, and the thread ends when nothing is left to flush.
+    written. The thread waits `linger` seconds for the next request before it ends: starting
+    one waits for it to run, which a table saving after every move should not do every move.
     """
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
+    def __init__(self, linger: float = 2.0) -> None:
+        self._wake = threading.Condition()
         self._pending: Path | None = None
         self._running = False
+        self._linger = linger
 
     def request(self, path: Path) -> None:
         """Flush `path` soon (once more after the flush that is running, if one is)."""
-        with self._lock:
+        with self._wake:
             self._pending = path
             if self._running:
+                self._wake.notify()
                 return
             self._running = True
         threading.Thread(target=self._run, name="cardtui-flush", daemon=True).start()
 
     def _run(self) -> None:
         while True:
-            with self._lock:
+            with self._wake:
+                if self._pending is None:
+                    self._wake.wait(self._linger)
                 path, self._pending = self._pending, None
                 if path is None:
                     self._running = False

@@ -7,6 +7,10 @@ ProtocolError: `too_big`, `bad_frame` (not a map; a field missing, of the wrong 
 or one the kind does not have), `unknown_type` or `version`. `encode` checks the same bounds
 before it packs, so what one side sends the other accepts, and `max_size` is the most bytes a
 kind can take.
+
+Each kind also has a compiled reader (`Spec.reader`) that checks the same bounds without the
+words of an error: it gives the value `read` gives, or raises `Unusual`, and then the generic
+walk reads the map again and says what is wrong. Every move takes the compiled path.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ SIGNED_MIN: Final = -(2**63)
 SIGNED_MAX: Final = 2**63 - 1
 
 M = TypeVar("M", bound="Message")
+Reader = Callable[[Any], Any]
 
 # One instance is reused: building a Packer per frame costs more than packing a small map.
 _packer = msgpack.Packer(use_bin_type=True, autoreset=True)
@@ -61,6 +66,10 @@ def bad(message: str) -> ProtocolError:
     return ProtocolError("bad_frame", message)
 
 
+class Unusual(Exception):
+    """What a compiled reader raises at a value it does not take: the generic walk says why."""
+
+
 # -- field types -----------------------------------------------------------------------------
 
 
@@ -77,6 +86,18 @@ class Spec:
         """The value as MessagePack packs it, checked against the same bounds as `read`."""
         self.read(value, where)
         return value
+
+    def reader(self) -> Reader:
+        """`read` without the words of its errors: the same value, or `Unusual` where `read`
+        refuses. This one asks `read`; the kinds on every move's path have their own."""
+        read = self.read
+
+        def checked(value: object) -> Any:
+            try:
+                return read(value, "")
+            except ProtocolError:
+                raise Unusual from None
+        return checked
 
     def bound(self) -> int:
         """The most bytes the value can take, packed."""
@@ -114,6 +135,15 @@ class Int(Spec):
         if not self.lo <= value <= self.hi:
             raise bad(f"{where} is out of range: from {self.lo} to {self.hi}, not {value}")
         return value
+
+    def reader(self) -> Reader:
+        lo, hi = self.lo, self.hi
+
+        def checked(value: object) -> int:
+            if type(value) is int and lo <= value <= hi:
+                return value
+            raise Unusual
+        return checked
 
     def bound(self) -> int:
         return 9
@@ -182,6 +212,13 @@ class Bool(Spec):
             raise _wrong(self, value, where)
         return value
 
+    def reader(self) -> Reader:
+        def checked(value: object) -> bool:
+            if type(value) is bool:
+                return value
+            raise Unusual
+        return checked
+
     def bound(self) -> int:
         return 1
 
@@ -207,6 +244,15 @@ class Text(Spec):
         if len(value) < self.least:
             raise bad(f"{where} must have at least {self.least} characters")
         return value
+
+    def reader(self) -> Reader:
+        least, most = self.least, self.most
+
+        def checked(value: object) -> str:
+            if type(value) is str and least <= len(value) <= most:
+                return value
+            raise Unusual
+        return checked
 
     def bound(self) -> int:
         return 5 + 4 * self.most  # UTF-8: at most four bytes a character
@@ -235,6 +281,16 @@ class Bin(Spec):
             raise bad(f"{where} is longer than {self.most} bytes ({len(value)})")
         return value
 
+    def reader(self) -> Reader:
+        most, size = self.most, self.size
+
+        def checked(value: object) -> bytes:
+            if type(value) is bytes and len(value) <= most and (size is None
+                                                               or len(value) == size):
+                return value
+            raise Unusual
+        return checked
+
     def bound(self) -> int:
         return 5 + self.most
 
@@ -262,6 +318,13 @@ class Opt(Spec):
     def write(self, value: Any, where: str) -> object:
         return None if value is None else self.spec.write(value, where)
 
+    def reader(self) -> Reader:
+        inner = self.spec.reader()
+
+        def checked(value: object) -> Any:
+            return None if value is None else inner(value)
+        return checked
+
     def bound(self) -> int:
         return self.spec.bound()
 
@@ -285,6 +348,15 @@ class ListOf(Spec):
         if len(value) > self.most:
             raise bad(f"{where} must have at most {self.most} items, not {len(value)}")
         return tuple(self.item.read(v, f"{where}[{i}]") for i, v in enumerate(value))
+
+    def reader(self) -> Reader:
+        item, most = self.item.reader(), self.most
+
+        def checked(value: object) -> tuple[Any, ...]:
+            if (type(value) is list or type(value) is tuple) and len(value) <= most:
+                return tuple([item(v) for v in value])
+            raise Unusual
+        return checked
 
     def write(self, value: Any, where: str) -> object:
         if type(value) is not list and type(value) is not tuple:
@@ -316,6 +388,16 @@ class Row(Spec):
             raise bad(f"{where} must be a list of {len(self.specs)} items")
         return self.make(*(s.read(v, f"{where}[{i}]")
                            for i, (s, v) in enumerate(zip(self.specs, value, strict=True))))
+
+    def reader(self) -> Reader:
+        make, readers = self.make, tuple(s.reader() for s in self.specs)
+        size = len(readers)
+
+        def checked(value: object) -> Any:
+            if (type(value) is list or type(value) is tuple) and len(value) == size:
+                return make(*[r(v) for r, v in zip(readers, value)])
+            raise Unusual
+        return checked
 
     def write(self, value: Any, where: str) -> object:
         if (type(value) is not list and not isinstance(value, tuple)) or len(value) != len(
@@ -377,6 +459,15 @@ class Nested(Spec):
         if type(value) is not dict:
             raise bad(f"{where} must be a map")
         return _read_fields(self.cls, value, where)
+
+    def reader(self) -> Reader:
+        fields_of = compiled_fields(self.cls, top=False)
+
+        def checked(value: object) -> Any:
+            if type(value) is dict:
+                return fields_of(value)
+            raise Unusual
+        return checked
 
     def write(self, value: Any, where: str) -> object:
         if not isinstance(value, self.cls):
@@ -466,7 +557,48 @@ def _labels(cls: type, where: str) -> tuple[tuple[WireField, str], ...]:
     return found
 
 
+_COMPILED: dict[tuple[type, bool], Reader] = {}
+
+
+def compiled_fields(cls: type, top: bool) -> Reader:
+    """The compiled reader of the fields of `cls` (with `t` beside them at the top), made once:
+    the value the generic walk reads from a map, or `Unusual` where that walk refuses it."""
+    found = _COMPILED.get((cls, top))
+    if found is not None:
+        return found
+    plan = tuple((f.key, f.attr, f.required,
+                  (f.spec.spec if isinstance(f.spec, Opt) else f.spec).reader())
+                 for f in schema(cls))
+    known = _KEYS[cls] | {"t"} if top else _KEYS[cls]
+
+    def read(msg: dict[Any, Any]) -> Any:
+        if not known.issuperset(msg):
+            raise Unusual
+        values = {}
+        for key, attr, required, reader in plan:
+            value = msg.get(key)
+            if value is not None:
+                values[attr] = reader(value)
+            elif required:
+                raise Unusual
+            else:
+                values[attr] = None
+        return cls(**values)
+    _COMPILED[cls, top] = read
+    return read
+
+
 def _read_fields(cls: type, msg: dict[Any, Any], where: str, top: bool = False) -> Any:
+    reader = _COMPILED.get((cls, top)) or compiled_fields(cls, top)
+    try:
+        return reader(msg)
+    except Unusual:
+        return walk_fields(cls, msg, where, top)
+
+
+def walk_fields(cls: type, msg: dict[Any, Any], where: str, top: bool = False) -> Any:
+    """The generic walk over the fields of `cls`: the value, or the error that says what is
+    wrong (field by field, then the keys `cls` does not have)."""
     values = {}
     for f, label in _labels(cls, where):
         value = msg.get(f.key)

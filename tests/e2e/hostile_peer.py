@@ -17,6 +17,9 @@ The session modes are honest seats with one twist, built on netplay.seat.remote:
 - `pad-nonce`: a greedy seat whose signed nonce reveals carry a 40 KB extra field.
 - `lay-then-take`: a Hekata seat that only lays cards until the table holds 29, then takes the
   whole table as one row (a trick worth about 10^29) as soon as it can.
+- `bad-proof`: a seat at a table dealt by mental poker whose every shuffle is a true shuffle
+  sent with a proof that fails (its response s1 changed, FAIRNESS.md A5): the next shuffler
+  shuffles on top of it before anyone checks it (A8).
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ from engine import hekata
 from engine.bots import make_bot
 from engine.tricks import parse_trick
 from netplay.fair import Identity, tagged_hash
+from netplay.fair.group import ORDER
+from netplay.protocol import pack as protocol_pack
+from netplay.protocol import unpack
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import MatchEnded
 
@@ -156,6 +162,21 @@ class PaddedSession(RemoteSession):
         super()._sign(chain, t, **fields)
 
 
+class BadProofSession(RemoteSession):
+    """A seat whose shuffles carry a proof with s1 changed; everything else it does honestly."""
+
+    def _sign_mental(self, payload: bytes) -> None:
+        body = unpack(payload)
+        if body.get("t") == "mp_shuffle":
+            deck = body["deck"]
+            offset = (4 * (len(deck) // 32 - 8) // 6 + 4) * 32  # s1, after t3..t4a and c
+            s1 = (int.from_bytes(deck[offset:offset + 32], "little") + 1) % ORDER
+            body["deck"] = deck[:offset] + s1.to_bytes(32, "little") + deck[offset + 32:]
+            payload = protocol_pack(body.pop("t"), **body)
+            print("sent a shuffle whose proof fails", flush=True)
+        super()._sign_mental(payload)
+
+
 def lay_or_take(view: hekata.HekataDeal, seat: int) -> hekata.HekataMove:
     """Lay a card; once 29 or more lie on the table, take them all as one row if that is legal."""
     hand = [c for c in view.hands[seat] if c is not None]
@@ -187,12 +208,12 @@ async def play(session: RemoteSession, choose: Any) -> dict[str, Any] | None:
 
 async def main(mode: str, url: str, room: str, out: Path, arg: str | None) -> None:
     code = None if room == "-" else room
-    if mode in ("pad-nonce", "lay-then-take"):
-        cls = PaddedSession if mode == "pad-nonce" else RemoteSession
+    if mode in ("pad-nonce", "lay-then-take", "bad-proof"):
+        cls = {"pad-nonce": PaddedSession, "bad-proof": BadProofSession}.get(mode, RemoteSession)
         session = cls(game="", url=url, room=code, name=mode, result_path=out,
                       identity_path=out.with_suffix(".id"))
         await session.start()
-        if mode == "pad-nonce":
+        if mode in ("pad-nonce", "bad-proof"):
             bot = make_bot("greedy", 1)
             await play(session, lambda view, seat: bot.choose(view))
         else:

@@ -69,8 +69,9 @@ def shown_round(procs: Procs, seat: int, number: int) -> bool:
 def test_hostile_host_trying_every_decryption_never_opens_a_persons_card(procs: Procs) -> None:
     """The host records every message and, after each, tries every subset of the shares it
     holds with its own key on every dealt position, and its key on every ciphertext of every
-    shuffle: it opens its bots' cards and the cards played face up, never a person's card."""
-    host = start_hostile(procs, "snoop")
+    shuffle: it opens its bots' cards and the cards played face up, never a person's card.
+    A short match (to 20): every round is attacked alike, and there are several."""
+    host = start_hostile(procs, "snoop", "--target", "20")
     wait_all([host, *procs.procs[1:]], timeout=900)
     found = report(procs)
     assert found["recovered_private"] == []
@@ -160,3 +161,37 @@ def test_dropped_shares_are_blamed_on_the_host_not_the_victim(procs: Procs) -> N
     assert report(procs)["dropped"] >= 2  # sent again after the reconnect
     assert not any(f.startswith("seat 1") for f in failures(procs, 0))
     assert all(f.startswith("the dealer") for f in failures(procs, 1))
+
+
+def test_a_proof_that_fails_after_its_deck_was_shuffled_on_stops_the_deal(procs: Procs) -> None:
+    """FAIRNESS.md A8, "Shuffle": a seat (tests/e2e/hostile_peer.py `bad-proof`, seat 0, the
+    first shuffler) sends a true shuffle with a proof that fails; the honest seat shuffles on
+    top of it without waiting for its check, then checks the chain and blames the cheat before
+    any card of that deck opens; the host voids the deal and deals the round again with its
+    bot in the cheat's seat, and the honest seat plays it."""
+    port = free_port()
+    procs.start("host", "host", "--headless", "--game", "zodiak", "--players", "3", "--bots",
+                "1", "--port", str(port), "--bind", "127.0.0.1", "--seed", "4", "--speed", "0",
+                "--result", str(procs.tmp / "host.json"))
+    procs.wait_for_log("host", r"others run")
+    with open(procs.tmp / "cheat.log", "w") as log:
+        procs.procs.append(subprocess.Popen(
+            [sys.executable, "-m", "tests.e2e.hostile_peer", "bad-proof",
+             f"ws://127.0.0.1:{port}/ws", "-", str(procs.tmp / "cheat.json")],
+            stdout=log, stderr=subprocess.STDOUT, env=procs.env, cwd=procs.tmp,
+            start_new_session=True))
+    procs.wait_for_log("host", r"seat 0 \(bad-proof\) joined")
+    procs.start("seat1", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p1",
+                "--result", str(procs.tmp / "r1.json"), "--seat-file",
+                str(procs.tmp / "seat1.id"), "--sign", "leo")
+    procs.wait_for_log("seat1", r"check failed: seat 0: its shuffle \(step 0 of the chain\)"
+                       r" is not proven correct", timeout=300)
+    procs.wait_for_log("host", r"round 1 voided \(party 0's shuffle failed its check",
+                       timeout=300)
+    procs.wait_for_log("seat1", r"(?m)^round 1$", timeout=300)  # dealt again, bot in seat 0
+    seat = procs.log("seat1")
+    shown = re.search(r"^round 1$", seat, re.MULTILINE)
+    assert shown is not None and seat.index("check failed") < shown.start()
+    blamed = "seat 0: its shuffle (step 0 of the chain) is not proven correct"
+    assert failures(procs, 1) == [blamed]
+    assert "sent a shuffle whose proof fails" in procs.log("cheat")
