@@ -13,6 +13,7 @@ from typing import ClassVar
 import aiohttp
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.theme import Theme
 
 from netplay.messages import ProtocolError
 from netplay.protocol import clean_name
@@ -27,6 +28,8 @@ from tui.screens.lobby import LobbyScreen
 from tui.settings import Settings
 
 SEAT_TIMEOUT = 10.0
+# The CSS variables of each theme an app has used, with the theme they were made from.
+_THEME_VARIABLES: dict[str, tuple[Theme, dict[str, str]]] = {}
 
 
 class ServerApp(CardApp):
@@ -50,6 +53,15 @@ class ServerApp(CardApp):
         # Called once the lobby is on screen (the warm process's turns).
         self.on_drawn = on_drawn
         self._notified = False
+
+    def get_css_variables(self) -> dict[str, str]:
+        # A theme's colours are worked out once per warm process rather than once per session.
+        theme = self.current_theme
+        known = _THEME_VARIABLES.get(theme.name)
+        if known is None or known[0] is not theme:
+            known = _THEME_VARIABLES[theme.name] = (theme, super().get_css_variables())
+        self.theme_variables = dict(known[1])
+        return dict(known[1])
 
     def update_settings(self, settings: Settings) -> None:
         # The settings file is the operator's: a visitor's choices last for their session.
