@@ -49,6 +49,7 @@ class ServerApp(CardApp):
         self._quitting = False
         # Called once the lobby is on screen (the warm process's turns).
         self.on_drawn = on_drawn
+        self._notified = False
 
     def update_settings(self, settings: Settings) -> None:
         # The settings file is the operator's: a visitor's choices last for their session.
@@ -60,10 +61,21 @@ class ServerApp(CardApp):
         # compose and draw at start-up instead of two.
         return LobbyScreen(self.tables, self.player_name, self.first_listing)
 
+    def _refresh_notifications(self) -> None:
+        # Until there has been a notification, the toast rack is hidden as its CSS has it:
+        # Textual would hide it again on every new screen and lay that screen out once more.
+        self._notified = self._notified or bool(self._notifications)
+        if self._notified:
+            super()._refresh_notifications()
+
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # CardApp's own handler would open the start screen as well
+
+    def on_ready(self) -> None:
+        # Textual's Ready: the first frame is out. The passes that settle it cost a tenth of the
+        # start and are mostly waits for the next frame, which a session need not hold its turn for.
         if self.on_drawn is not None:
-            self.call_after_refresh(self.on_drawn)
+            self.on_drawn()
 
     async def on_unmount(self) -> None:
         await self.tables.close()
