@@ -29,7 +29,7 @@ from netplay.fair.elgamal import CardBook, Ciphertext, encode_ciphertexts, open_
 from netplay.fair.group import InvalidPoint, Point
 from netplay.fair.keys import JointKey, RoundKey
 from netplay.fair.shares import DecryptionShare, make_share, open_card, own_share
-from netplay.fair.shuffle import Shuffle, shuffle_deck
+from netplay.fair.shuffle import Shuffle, ShufflePlan, plan_shuffle, shuffle_deck
 from netplay.fair.shuffle_check import ShuffleClaim, verify_shuffles
 
 VERIFIED: OrderedDict[bytes, tuple[Ciphertext, ...]] = OrderedDict()
@@ -62,6 +62,7 @@ class MentalDeck:
         self.unchecked: list[tuple[ShuffleClaim, bytes | None]] = []  # with VERIFIED's digest
         self.refused: FairnessError | None = None  # why a check failed: the deck is dead
         self._own: list[tuple[tuple[Ciphertext, ...], Shuffle]] = []  # made here, with inputs
+        self._plans: dict[int, ShufflePlan] = {}  # shuffles of this process, made in advance
 
     @property
     def next_shuffler(self) -> int | None:
@@ -80,6 +81,12 @@ class MentalDeck:
         """Whether every shuffler has shuffled and every proof holds, so cards may be opened."""
         return self.shuffled and not self.unchecked and self.refused is None
 
+    def prepare(self, party: int) -> None:
+        """Make now the part of `party`'s shuffle that needs no inputs (`plan_shuffle`), when
+        its turn is still to come: it waits for the earlier shufflers anyway."""
+        if party in self.shufflers[self.steps_done + 1:] and party not in self._plans:
+            self._plans[party] = plan_shuffle(len(self.cards), self.joint.combined)
+
     def shuffle(self, party: int) -> bytes:
         """Make this party's shuffle (it must be its turn), apply it, and return its wire form."""
         if self.next_shuffler != party:
@@ -88,7 +95,7 @@ class MentalDeck:
         try:
             made = shuffle_deck(
                 self.context, party, self.steps_done, self.joint.combined, inputs,
-                open_cards=self._open_cards(),
+                open_cards=self._open_cards(), plan=self._plans.pop(party, None),
             )
         except InvalidPoint:  # an unchecked shuffle before it holds a point outside the group
             self.check()

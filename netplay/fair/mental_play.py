@@ -294,6 +294,9 @@ class MentalPlay:
             if msg is None:
                 return
             self.outbox.append(self._tagged(msg, party))
+        if mental.decks and not self.outbox:  # nothing to send first: prepare what comes later
+            for party in sorted(self.held):
+                mental.decks[mental.epoch].prepare(party)
 
     def _deal(self) -> None:
         owners: list[Owner] = []

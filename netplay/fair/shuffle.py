@@ -171,6 +171,57 @@ def flatten(ciphertexts: Sequence[Ciphertext]) -> list[Point]:
     return [point for c in ciphertexts for point in (c.a, c.b)]
 
 
+@dataclass(frozen=True)
+class ShufflePlan:
+    """The part of one shuffle that does not depend on its inputs (FAIRNESS.md A5, "Offline"):
+    its secret permutation and random values and the points made from them alone, computed
+    while the party waits for its turn. Secret; used for one shuffle only."""
+
+    key: Point
+    psi: tuple[int, ...]
+    reencryption: tuple[Scalar, ...]
+    on_base: tuple[Point, ...]  # reencryption[i]*BASE
+    on_key: tuple[Point, ...]  # reencryption[i]*key
+    r: tuple[Scalar, ...]
+    commitments: tuple[Point, ...]
+    r_hat: tuple[Scalar, ...]
+    r_hat_base: tuple[Point, ...]
+    w: tuple[Scalar, Scalar, Scalar, Scalar]
+    w_hat: tuple[Scalar, ...]
+    w_prime: tuple[Scalar, ...]
+    w_hat_base: tuple[Point, ...]
+    t1: Point
+    t2: Point
+    t3: Point
+
+
+def plan_shuffle(n: int, key: Point, permutation: Sequence[int] | None = None) -> ShufflePlan:
+    """Draw and compute everything a shuffle of `n` cards under `key` needs before its inputs."""
+    if permutation is None:
+        order = list(range(n))
+        secrets.SystemRandom().shuffle(order)
+        permutation = order
+    if sorted(permutation) != list(range(n)):
+        raise ValueError("not a permutation of the deck's positions")
+    psi = tuple(permutation)
+    reencryption = tuple(Scalar.random() for _ in range(n))
+    # Commitment to the permutation: c[psi(i)] = r[psi(i)]*BASE + h_i.
+    r = tuple(Scalar.random() for _ in range(n))
+    commitments: list[Point] = [BASE] * n
+    for i in range(n):
+        commitments[psi[i]] = base_times(r[psi[i]]) + generator(i)
+    r_hat = tuple(Scalar.random() for _ in range(n))
+    w1, w2, w3, w4 = (Scalar.random() for _ in range(4))
+    w_hat = tuple(Scalar.random() for _ in range(n))
+    w_prime = tuple(Scalar.random() for _ in range(n))
+    return ShufflePlan(
+        key, psi, reencryption, tuple(base_times(x) for x in reencryption),
+        tuple(key * x for x in reencryption), r, tuple(commitments), r_hat,
+        tuple(base_times(x) for x in r_hat), (w1, w2, w3, w4), w_hat, w_prime,
+        tuple(base_times(x) for x in w_hat), base_times(w1), base_times(w2),
+        base_times(w3) + weighted_sum(list(w_prime), [generator(i) for i in range(n)]))
+
+
 def shuffle_deck(
     context: ProofContext,
     party: int,
@@ -179,61 +230,45 @@ def shuffle_deck(
     inputs: Sequence[Ciphertext],
     permutation: Sequence[int] | None = None,
     open_cards: Sequence[str] | None = None,
+    plan: ShufflePlan | None = None,
 ) -> Shuffle:
     """Shuffle and re-encrypt `inputs` under joint `key`, with a proof; output i is input perm[i].
 
-    `open_cards`, when given, says that `inputs` is `open_deck(open_cards, key)` (module doc).
+    `open_cards`, when given, says that `inputs` is `open_deck(open_cards, key)` (module doc);
+    `plan`, when given, is this shuffle's part made in advance (`plan_shuffle`).
     """
     n = len(inputs)
     if open_cards is not None and len(open_cards) != n:
         raise ValueError("the open deck's cards and the inputs differ in number")
-    if permutation is None:
-        order = list(range(n))
-        secrets.SystemRandom().shuffle(order)
-        permutation = order
-    if sorted(permutation) != list(range(n)):
-        raise ValueError("not a permutation of the deck's positions")
-    psi = list(permutation)
-    reencryption = [Scalar.random() for _ in range(n)]
-    if open_cards is None:
-        outputs = tuple(inputs[psi[i]].reencrypt(key, reencryption[i]) for i in range(n))
-    else:  # a = BASE, so the output's a is (1 + r)*BASE
-        one = Scalar.of(1)
-        outputs = tuple(Ciphertext(base_times(one + reencryption[i]),
-                                   inputs[psi[i]].b + key * reencryption[i]) for i in range(n))
-
-    # Commitment to the permutation: c[psi(i)] = r[psi(i)]*BASE + h_i.
-    r = [Scalar.random() for _ in range(n)]
-    commitments: list[Point] = [BASE] * n
-    for i in range(n):
-        commitments[psi[i]] = base_times(r[psi[i]]) + generator(i)
+    if plan is None:
+        plan = plan_shuffle(n, key, permutation)
+    if plan.key != key or len(plan.psi) != n:
+        raise ValueError("the shuffle's plan is for another key or deck size")
+    psi, reencryption, r, r_hat = plan.psi, plan.reencryption, plan.r, plan.r_hat
+    (w1, w2, w3, w4), w_hat, w_prime = plan.w, plan.w_hat, plan.w_prime
+    outputs = tuple(Ciphertext(inputs[psi[i]].a + plan.on_base[i],
+                               inputs[psi[i]].b + plan.on_key[i]) for i in range(n))
+    commitments = plan.commitments
     u = permutation_challenges(context, party, step, key, inputs, outputs, commitments)
     u_permuted = [u[psi[i]] for i in range(n)]
 
     # Commitment chain: chain[i] = r_hat[i]*BASE + u_permuted[i]*chain[i-1], from generator(-1).
-    r_hat = [Scalar.random() for _ in range(n)]
     chain: list[Point] = []
     previous = generator(-1)
     for i in range(n):
-        previous = base_times(r_hat[i]) + previous * u_permuted[i]
+        previous = plan.r_hat_base[i] + previous * u_permuted[i]
         chain.append(previous)
 
-    w1, w2, w3, w4 = (Scalar.random() for _ in range(4))
-    w_hat = [Scalar.random() for _ in range(n)]
-    w_prime = [Scalar.random() for _ in range(n)]
-    t1 = base_times(w1)
-    t2 = base_times(w2)
-    t3 = base_times(w3) + weighted_sum(w_prime, [generator(i) for i in range(n)])
     if open_cards is None:
-        t4_b = weighted_sum(w_prime, [c.b for c in outputs]) - key * w4
-        t4_a = weighted_sum(w_prime, [c.a for c in outputs]) - base_times(w4)
+        t4_b = weighted_sum(list(w_prime), [c.b for c in outputs]) - key * w4
+        t4_a = weighted_sum(list(w_prime), [c.a for c in outputs]) - base_times(w4)
     else:  # output i is (s_i*BASE, card(psi(i)) + s_i*key) with s_i = 1 + r_i
         weight = total([w_prime[i] * (Scalar.of(1) + reencryption[i]) for i in range(n)]) - w4
         t4_b = _card_sum(w_prime, [open_cards[psi[i]] for i in range(n)]) + key * weight
         t4_a = base_times(weight)
     links = [generator(-1), *chain[:-1]]
-    t_hat = [base_times(w_hat[i]) + links[i] * w_prime[i] for i in range(n)]
-    proof_points = [*commitments, *chain, t1, t2, t3, t4_b, t4_a, *t_hat]
+    t_hat = [plan.w_hat_base[i] + links[i] * w_prime[i] for i in range(n)]
+    proof_points = [*commitments, *chain, plan.t1, plan.t2, plan.t3, t4_b, t4_a, *t_hat]
     c = final_challenge(context, party, step, key, inputs, outputs, proof_points)
 
     v = [Scalar.of(1)] * n
@@ -245,9 +280,9 @@ def shuffle_deck(
     s4 = w4 + c * total([reencryption[i] * u_permuted[i] for i in range(n)])
     s_hat = tuple(w_hat[i] + c * r_hat[i] for i in range(n))
     s_prime = tuple(w_prime[i] + c * u_permuted[i] for i in range(n))
-    proof = ShuffleProof(tuple(commitments), tuple(chain), t3, t4_b, t4_a, c, s1, s2, s3, s4,
-                         s_hat, s_prime)
-    return Shuffle(outputs, proof, (tuple(psi), tuple(reencryption)))
+    proof = ShuffleProof(tuple(commitments), tuple(chain), plan.t3, t4_b, t4_a, c, s1, s2, s3,
+                         s4, s_hat, s_prime)
+    return Shuffle(outputs, proof, (psi, reencryption))
 
 
 def _card_sum(weights: Sequence[Scalar], cards: Sequence[str]) -> Point:

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.house import HouseRules
 from netplay.fair import SignedMessage
 from netplay.fair.commit import TABLE
 from netplay.fair.context import BOT_PARTY
@@ -284,6 +285,7 @@ async def run(args: argparse.Namespace) -> None:
     conn = await RelayConnection.open_room(f"ws://127.0.0.1:{running.port}/ws")
     config = HostConfig(game=args.game, players=args.players, bots=args.bots, seed=11,
                         bot_delay=0.0, away_timeout=60.0, mental=True,
+                        house=HouseRules(target=args.target),
                         result_path=args.out.with_suffix(".result.json"))
     host = HostileHost(config, mode=args.mode, out=args.out, relay_server=running)
     host.on_event = lambda line: print(line, flush=True)
@@ -308,6 +310,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--players", type=int, default=3)
     parser.add_argument("--bots", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=600.0)
+    parser.add_argument("--target", type=int, help="a shorter match: the house rules' target")
     asyncio.run(run(parser.parse_args(argv)))
 
 

@@ -1,5 +1,6 @@
 """`cardtui join --expect` in separate processes (FAIRNESS.md A10): the fingerprint `cardtui host`
-prints lets a seat in; any other is refused at once with the reason, and nothing is played."""
+prints lets a seat in; any other is refused at once with the reason, and nothing is played.
+The host's key is under test, not the dealing: a trusted dealer's table (FAIRNESS.md A9)."""
 
 from __future__ import annotations
 
@@ -22,18 +23,19 @@ def test_join_expect_admits_the_printed_host_and_refuses_another(procs: Procs) -
     port = free_port()
     host = procs.start("host", "host", "--headless", "--players", "2", "--bots", "1",
                        "--port", str(port), "--bind", "127.0.0.1", "--seed", "4", "--speed", "0",
-                       "--result", str(procs.tmp / "host.json"),
+                       "--trusted-dealer", "--result", str(procs.tmp / "host.json"),
                        "--save", str(procs.tmp / "hosted.json"))
     fingerprint = procs.wait_for_log("host", r"others run: +cardtui join \S+ --expect (\S+)")[1]
     target = f"127.0.0.1:{port}"
     stranger = procs.start("stranger", "join", target, "--bot", "greedy", "--name", "s",
-                           "--expect", "0123-4567-89ab-cdef",
+                           "--expect", "0123-4567-89ab-cdef", "--allow-trusted-dealer",
                            "--seat-file", str(procs.tmp / "stranger.id"))
     assert stranger.wait(timeout=60) == 2
     assert "not the table you were told to expect" in procs.log("stranger")
     assert fingerprint in procs.log("stranger")
     seat = procs.start("seat", "join", target, "--bot", "greedy", "--name", "p0",
-                       "--expect", fingerprint, "--result", str(procs.tmp / "r0.json"),
+                       "--expect", fingerprint, "--allow-trusted-dealer",
+                       "--result", str(procs.tmp / "r0.json"),
                        "--seat-file", str(procs.tmp / "seat.id"))
     wait_all([host, seat])
     result = json.loads((procs.tmp / "r0.json").read_text())

@@ -72,10 +72,11 @@ def mental_host(procs: Procs, *args: str, name: str = "host") -> tuple[subproces
 def test_a_seat_killed_mid_round_voids_the_deal_and_the_others_finish(processes: Procs) -> None:
     """FAIRNESS.md A8: p2's process is killed mid-round; past the away time the host voids
     the deal (`mp_void`) and deals the round again with its bot in p2's seat; the two seats left
-    finish the match with the host's result, every check passed."""
+    finish the match with the host's result, every check passed. A short match (to 20): its
+    length is not under test."""
     procs = processes
     host, port = mental_host(procs, "--game", "zodiak", "--players", "3", "--seed", "4",
-                             "--speed", "0.05", "--away-timeout", "2")
+                             "--speed", "0.05", "--away-timeout", "2", "--house", "target=20")
     seats = start_bots(procs, [f"127.0.0.1:{port}"], count=3)
     procs.wait_for_log("host", r"move 4:", timeout=120)
     os.killpg(seats[2].pid, signal.SIGKILL)
@@ -122,10 +123,10 @@ def test_house_rules_apply_to_a_table_dealt_by_mental_poker(processes: Procs) ->
 def test_a_resumed_host_voids_the_deal_in_play_and_deals_it_again(processes: Procs) -> None:
     """The host killed mid-round and started with --resume: the round in play is voided and
     dealt again (the old process's key for its bots is gone); the seats reconnect and finish
-    with the host's result."""
+    with the host's result. A short match (to 20): its length is not under test."""
     procs = processes
     args = ["--game", "zodiak", "--players", "3", "--bots", "1", "--seed", "8",
-            "--speed", "0.05"]
+            "--speed", "0.05", "--house", "target=20"]
     host, port = mental_host(procs, *args)
     seats = start_bots(procs, [f"127.0.0.1:{port}"], count=2)
     procs.wait_for_log("host", r"move 5:", timeout=120)
@@ -141,14 +142,18 @@ def test_a_resumed_host_voids_the_deal_in_play_and_deals_it_again(processes: Pro
 
 def test_join_refuses_a_trusted_dealer_unless_allowed(processes: Procs) -> None:
     """A host that deals every card itself (`--trusted-dealer`) sees every hand: `join` refuses
-    it and says why, and plays there only with --allow-trusted-dealer."""
+    it and says why, and plays there only with --allow-trusted-dealer. A short match (to 1,500):
+    its length is not under test."""
     procs = processes
     host, port = mental_host(procs, "--trusted-dealer", "--game", "hekata", "--players", "2",
-                             "--bots", "1", "--seed", "3", "--speed", "0")
+                             "--bots", "1", "--seed", "3", "--speed", "0",
+                             "--house", "target=1500", "--away-timeout", "2")
     refused = procs.start("refused", "join", f"127.0.0.1:{port}", "--bot", "greedy",
                           "--name", "wary", "--seat-file", str(procs.tmp / "wary.id"))
     assert refused.wait(timeout=60) == 2
     assert "--allow-trusted-dealer" in procs.log("refused")
+    # The refused seat was seated before it read the welcome, so the match starts with it away;
+    # its seat's bot plays it after the away time (2 s here, not the default 60 s).
     seats = start_bots(procs, [f"127.0.0.1:{port}", "--allow-trusted-dealer"], count=1)
     wait_all([host, *seats])
     assert_same_result(results(procs.tmp, ["r0"]), host_result(procs))

@@ -28,11 +28,16 @@ from tests.e2e.test_netplay import (
 )
 
 ATTACKER = [sys.executable, "-m", "tests.e2e.attackers"]
-# The relay's defences are under test here, not the dealing: where a whole 4-seat match runs
-# beside an attacker for long, a trusted dealer (FAIRNESS.md A9) keeps it within the test's
-# budget; the matches of the other tests are dealt by mental poker, `cardtui host`'s default.
+# The relay's defences are under test here, not the dealing: the whole matches played beside
+# an attacker are dealt by a trusted dealer (FAIRNESS.md A9), a fraction of mental poker's
+# messages and CPU; mental poker goes through a standalone relay in the tests that stop mid-match
+# (a relay lost, a room gone), and has its own matches in tests/e2e/test_mental_netplay.py.
 TRUSTED_HOST = ("--trusted-dealer",)
 TRUSTED_SEATS = ("--allow-trusted-dealer",)
+MENTAL_HOST = ("--mental",)
+# Short matches (Zodiak to 20 points, not 55): a match's length is not what these tests are
+# about, and the attackers run as long as it does.
+SHORT_MATCH = ("--house", "target=20")
 
 
 @pytest.fixture
@@ -73,10 +78,13 @@ def start_relay(procs: Procs, *options: str, nofile: int | None = None) -> str:
 
 def start_host(procs: Procs, url: str, *options: str, name: str = "host",
                seed: str = "3") -> tuple[subprocess.Popen, str]:
-    """A headless `cardtui host --relay` process; it and its room code."""
+    """A headless `cardtui host --relay` process, a trusted dealer unless options say
+    --mental, its match a short one; it and its room code."""
+    dealing = () if "--mental" in options else TRUSTED_HOST
     host = procs.start(name, "host", "--headless", "--relay", url, "--players", "4",
                        "--seed", seed, "--speed", "0", "--result", str(procs.tmp / "host.json"),
-                       "--save", str(procs.tmp / f"{name}-saved.json"), *options)
+                       "--save", str(procs.tmp / f"{name}-saved.json"), *dealing, *SHORT_MATCH,
+                       *options)
     code = procs.wait_for_log(name, r"join --relay \S+ (\S+)").group(1)
     return host, code
 
@@ -113,7 +121,7 @@ def test_one_address_cannot_fill_the_relay(procs: Procs) -> None:
     procs.wait_for_log("rooms", r"refused \w+")
     assert "rooms 10\nrefused too_many_rooms" in procs.log("rooms")
     host, code = start_host(procs, url)
-    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
 
 
 def test_slowloris_is_dropped_and_logged_once_per_interval(procs: Procs) -> None:
@@ -126,7 +134,7 @@ def test_slowloris_is_dropped_and_logged_once_per_interval(procs: Procs) -> None
            "--attempts", "3000", "--seconds", "600", "--pause", "0.005")
     procs.wait_for_log("relay", r"refused a connection")  # the cap is reached
     host, code = start_host(procs, url)
-    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
     assert_logged_once_per_interval(stop_relay(procs), time.monotonic() - began)
 
 
@@ -143,7 +151,7 @@ def test_a_flood_from_many_addresses_cannot_keep_a_host_out(procs: Procs) -> Non
                    "--concurrent", "1500")
     procs.wait_for_log("relay", r"dropped a waiting connection from 127\.0\.0\.\d+")
     host, code = start_host(procs, url)
-    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
     assert flood.poll() is None  # it flooded all along
     log = stop_relay(procs)
     assert "dropped a waiting connection from 127.0.0.1 " not in log, log[-3000:]
@@ -159,7 +167,7 @@ def test_rooms_from_many_addresses_cannot_keep_a_host_out(procs: Procs) -> None:
                    "--pause", "0.02")
     procs.wait_for_log("rooms", r"holding (2\d|30) rooms", timeout=60)
     host, code = start_host(procs, url)
-    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
     assert flood.poll() is None  # it went on all along
     log = stop_relay(procs)
     assert "closed an empty room opened from 127.0.0.1 " not in log, log[-3000:]
@@ -174,7 +182,7 @@ def test_a_message_flood_from_one_address_does_not_stop_a_match(procs: Procs) ->
     flood = attack(procs, "flood", "flood", url + "/ws", "--from", "127.0.0.2",
                    "--conns", "200", "--rate", "100", "--seconds", "600")
     procs.wait_for_log("flood", r"connected \d+ of 200")
-    host, code = start_host(procs, url, *TRUSTED_HOST)
+    host, code = start_host(procs, url)
     finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
     assert flood.poll() is None  # it flooded all along
     assert re.search(r"connected ([1-9]|[1-5]\d|6[0-4]) of 200", procs.log("flood"))
@@ -185,7 +193,7 @@ def test_a_host_that_loses_its_relay_says_so(procs: Procs) -> None:
     to reopen its room (tests/e2e/test_relay_restart.py has the relay come back); Ctrl-C
     (SIGTERM here) ends it without a traceback."""
     url = start_relay(procs)
-    host, code = start_host(procs, url, seed="6")
+    host, code = start_host(procs, url, *MENTAL_HOST, seed="6")
     start_bots(procs, ["--relay", url, code])
     procs.wait_for_log("host", r"move 10:")
     relay = procs.procs[0]
@@ -217,7 +225,7 @@ def test_a_relay_full_of_half_sent_requests_recovers_and_logs_little(procs: Proc
     for attacker in attackers:
         attacker.wait(timeout=120)
     host, code = start_host(procs, url)
-    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code]))
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
     assert_logged_once_per_interval(stop_relay(procs), time.monotonic() - began)
 
 
@@ -227,13 +235,13 @@ def test_a_squatter_cannot_keep_a_seat_from_coming_back(procs: Procs) -> None:
     url = start_relay(procs)
     # Trusted: by mental poker a process started again has lost its round key, so the round
     # in play is dealt again with a bot in its seat (tests/e2e/test_netplay.py).
-    host, code = start_host(procs, url, "--away-timeout", "600", *TRUSTED_HOST, seed="5")
+    host, code = start_host(procs, url, "--away-timeout", "600", seed="5")
     seats = start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS])
     procs.wait_for_log("host", r"seat 3 .* joined")
     squatter = attack(procs, "squat", "squat", url, code, "--from", "127.0.0.2",
                       "--seconds", "600", "--attempts", "5000", "--pause", "0.05")
     procs.wait_for_log("squat", r"holding 4 conns, then refused room_full")
-    procs.wait_for_log("host", r"move 30:")
+    procs.wait_for_log("host", r"move 10:")
     seats[0].kill()
     seats[0].wait()
     procs.wait_for_log("host", r"lost its connection")
@@ -248,7 +256,7 @@ def test_honest_clients_pace_themselves_under_a_tight_rate(procs: Procs) -> None
     url = start_relay(procs, "--messages-per-second", "8", "--burst", "4")
     # Trusted: mental poker sends several messages per move, so under 8 a second the match
     # outlasts the test's budget; the pacing under test is the same.
-    host, code = start_host(procs, url, *TRUSTED_HOST)
+    host, code = start_host(procs, url)
     finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
     assert re.search(r"frames relayed, 0 refused", stop_relay(procs))
 
@@ -290,7 +298,7 @@ def test_unreachable_relays_and_refusals_are_one_line(procs: Procs) -> None:
 def test_join_retries_a_full_room_and_says_so(procs: Procs) -> None:
     """A room whose waiting slots are taken: join says it is trying again, then gets in."""
     url = start_relay(procs)
-    host, code = start_host(procs, url, *TRUSTED_HOST)
+    host, code = start_host(procs, url)
     squatter = attack(procs, "squat", "squat", url, code, "--from", "127.0.0.1",
                       "--seconds", "3", "--attempts", "4")
     procs.wait_for_log("squat", r"entered 4")
@@ -304,7 +312,7 @@ def test_seats_say_when_the_room_is_gone(procs: Procs) -> None:
     """A host that dies and never comes back: once the room expires, each seat says so in one
     line and exits 1."""
     url = start_relay(procs, "--host-grace", "1")
-    host, code = start_host(procs, url, seed="9")
+    host, code = start_host(procs, url, *MENTAL_HOST, seed="9")
     seats = start_bots(procs, ["--relay", url, code], 1)
     procs.wait_for_log("host", r"joined")
     host.kill()
@@ -334,7 +342,7 @@ def test_a_match_over_tls(procs: Procs) -> None:
     assert "not trusted" in line, line
     host, code = start_host(procs, url, "--ca-file", cert)
     seats = [procs.start(f"seat{i}", "join", "--relay", url, code, "--ca-file", cert,
-                         "--bot", "greedy", "--name", f"p{i}",
+                         "--bot", "greedy", "--name", f"p{i}", *TRUSTED_SEATS,
                          "--result", str(procs.tmp / f"r{i}.json"),
                          "--seat-file", str(procs.tmp / f"seat{i}.id"))
              for i in range(4)]

@@ -2,7 +2,8 @@
 the seats come back, and the match finishes with the same result everywhere.
 
 Every party is its own process; the relay is killed (SIGKILL: it forgets every room) and a
-new one listens on the same port. Nothing asserts a duration.
+new one listens on the same port. Nothing asserts a duration. The host is a trusted dealer
+(the relay is under test, not the dealing; tests/e2e/test_relay_hostile.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_netplay import Procs, start_bots
-from tests.e2e.test_relay_hostile import finish_and_compare, start_host, start_relay
+from tests.e2e.test_relay_hostile import (
+    TRUSTED_SEATS,
+    finish_and_compare,
+    start_host,
+    start_relay,
+)
 
 
 @pytest.fixture
@@ -27,7 +33,7 @@ def test_host_reopens_its_room_on_a_restarted_relay(procs: Procs) -> None:
     url = start_relay(procs)
     port = url.rsplit(":", 1)[1]
     host, code = start_host(procs, url)
-    seats = start_bots(procs, ["--relay", url, code])
+    seats = start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS])
     procs.wait_for_log("host", r"move 3:", timeout=90)
     relay = procs.procs[0]
     relay.kill()

@@ -68,11 +68,12 @@ def test_a_table_without_rematches_ends_after_its_match(procs: Procs) -> None:
     port = free_port()
     host = procs.start("host", "host", "--headless", "--game", "zodiak", "--players", "2",
                        "--house", "target=5", "--port", str(port), "--bind", "127.0.0.1",
-                       "--seed", "3", "--speed", "0")
+                       "--seed", "3", "--speed", "0", "--trusted-dealer")
     procs.wait_for_log("host", r"others run")
     seat = procs.start("seat0", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p0",
-                       "--rematches", "1", "--give-up", "5")
-    other = procs.start("seat1", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p1")
+                       "--rematches", "1", "--give-up", "5", "--allow-trusted-dealer")
+    other = procs.start("seat1", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p1",
+                        "--allow-trusted-dealer")
     wait_all([host, other])
     try:
         seat.wait(timeout=60)

@@ -184,3 +184,19 @@ def test_players_with_deferred_checks_deal_the_same_round() -> None:
     for play in parties.values():
         assert play.state is not None
         assert len(play.mental.my_cards()) == 7
+
+
+def test_a_shuffle_prepared_in_advance_is_proven_and_its_plan_used_once() -> None:
+    """FAIRNESS.md A5, "Offline": a later shuffler's permutation, factors and commitments are
+    made before its inputs arrive; the shuffle made from them checks, and the plan is gone."""
+    _keys, joint = table()
+    views = {p: MentalDeck(CONTEXT, joint, SMALL, list(PARTIES)) for p in PARTIES}
+    views[2].prepare(2)
+    views[0].prepare(0)  # its turn is now: nothing to prepare
+    assert set(views[2]._plans) == {2} and not views[0]._plans
+    for shuffler in PARTIES:
+        wire = views[shuffler].shuffle(shuffler)
+        for party, view in views.items():
+            if party != shuffler:
+                view.accept_shuffle(shuffler, wire)
+    assert not views[2]._plans and all(view.ready for view in views.values())
