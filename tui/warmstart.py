@@ -52,6 +52,8 @@ WARM_UP_SECONDS = 10.0
 # How long a new session waits for the tables before it starts without them (it asks again).
 LISTING_SECONDS = 1.0
 MAX_LISTING_BYTES = 1 << 20
+# Allocations between collections while a session draws its first frame (Python's default: 700).
+START_GC_THRESHOLD = 200_000
 
 
 def serve_warm(path: str, server: str) -> int:
@@ -202,11 +204,13 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
         listing = fetch_listing(server, LISTING_SECONDS)
         turn.recv(1)  # our turn (or the warm process is gone: then nobody waits for one)
         # The first frame allocates much and frees little: collecting while it is drawn would
-        # only look at objects that are still in use.
-        gc.disable()
+        # only look at objects that are still in use. (Collections become rare, not impossible:
+        # a session that never draws still collects.)
+        thresholds = gc.get_threshold()
+        gc.set_threshold(START_GC_THRESHOLD, *thresholds[1:])
 
         def drawn() -> None:
-            gc.enable()
+            gc.set_threshold(*thresholds)
             try:
                 turn.send(b"d")
             except OSError:
