@@ -1,11 +1,12 @@
 """The expert bot: determinized Monte Carlo search from what its seat can see.
 
-Each playout deals the hidden cards at random, consistently with the seat's
-view (engine.sampling), picks one of the seat's legal moves by UCB1, and plays
-the round out on the fast representation (engine.playout) with a greedy
-policy for every seat. The move played most often wins. The search stops at a
-playout budget or a time limit, whichever comes first; a single legal move is
-played at once.
+Each sampled world deals the hidden cards at random, consistently with the
+seat's view (engine.sampling); every candidate move still in the running is
+played out on it with the fast representation (engine.playout), every seat
+then playing greedily (engine.fast_greedy). Sequential halving narrows the
+candidates; greedy's move is kept unless another did better on the same
+worlds. The search stops at a playout budget or a time limit, whichever comes
+first; a single legal move is played at once.
 """
 
 from __future__ import annotations
@@ -20,16 +21,11 @@ from typing import TypeVar
 from engine import hekata, zodiak
 from engine.cards import SUITS
 from engine.errors import IllegalMove
+from engine.fast_greedy import greedy_zodiak_move, longest_run
 from engine.match import Round
 from engine.playout import (
-    ACES,
     DRAW,
-    EIGHTS,
-    FOLLOW,
     RANK,
-    RANK_MASK,
-    SUIT,
-    SUIT_MASK,
     FastHekata,
     FastMove,
     FastZodiak,
@@ -55,6 +51,7 @@ CONFIDENCE = {"zodiak-2": 0.5, "zodiak": 0.5, "hekata": 1.0}
 # How often a playout's Zodiak move is random instead of greedy's. At 0, greedy is the model of
 # every seat, and against greedy opponents an exact one; strays only added noise.
 RANDOM_MOVE_CHANCE = 0.0
+SHAPING = 0.25
 
 class ExpertBot:
     """Searches for the move that wins most often over sampled deals of the hidden cards."""
@@ -226,7 +223,7 @@ def zodiak_candidates(view: zodiak.ZodiakRound) -> list[zodiak.ZodiakMove]:
             found += [((first,), suit) for suit in range(4)]
         else:
             found.append(((first,), -1))
-        run = _longest_run(first, hand & ~(1 << first), 0)[0]
+        run = longest_run(first, hand & ~(1 << first), 0)[0]
         if len(run) > 1 and not state.penalty:
             found.append((run, -1))
     found.append(DRAW)
@@ -239,9 +236,11 @@ def zodiak_reward(state: FastZodiak, seat: int) -> float:
     """1 for winning the round; otherwise up to 0.25 for the share of others holding more cards."""
     if state.winner == seat:
         return 1.0
+    if not SHAPING:
+        return 0.0
     sizes = [h.bit_count() for h in state.hands]
     mine = sizes[seat]
-    return 0.25 * sum(1 for s, size in enumerate(sizes) if s != seat and size > mine) \
+    return SHAPING * sum(1 for s, size in enumerate(sizes) if s != seat and size > mine) \
         / (len(sizes) - 1)
 
 
@@ -254,92 +253,11 @@ def play_zodiak_out(state: FastZodiak, rng: random.Random) -> FastZodiak:
     return state
 
 
-def ace_comes_back(state: FastZodiak, seat: int) -> bool:
-    """Whether answering the pending ace with an ace would pass the penalty round to `seat` itself.
-
-    RULES 1.6: players with no cards are skipped while a penalty is passed on,
-    so when every other hand is empty the answer's penalty returns to its player
-    (unless the ace was the player's last card, which ends the round).
-    """
-    hands = state.hands
-    return hands[seat].bit_count() > 1 and not any(h for s, h in enumerate(hands) if s != seat)
-
-
 def zodiak_policy(state: FastZodiak, rng: random.Random) -> FastMove:
     """A greedy move like engine.bots.GreedyBot's, sometimes a random one."""
-    if rng.random() < RANDOM_MOVE_CHANCE and not state.penalty:
+    if RANDOM_MOVE_CHANCE and not state.penalty and rng.random() < RANDOM_MOVE_CHANCE:
         return random_move(state, rng)
     return greedy_zodiak_move(state)
-
-
-def greedy_zodiak_move(state: FastZodiak) -> FastMove:
-    """The move engine.bots.GreedyBot would make, nearly: the longest run from each first card."""
-    seat = state.turn
-    hand = state.hands[seat]
-    if state.penalty:
-        if state.from_ace and hand & ACES and not ace_comes_back(state, seat):
-            return (bits(hand & ACES)[0],), -1
-        return DRAW
-    starters = state.starters()
-    if not starters:
-        return DRAW
-    size = hand.bit_count()
-    nxt = (seat + 1) % state.players
-    threat = state.hands[nxt].bit_count() <= 2
-    zodiac_card = state.zodiac[seat]
-    specials = ACES | EIGHTS | (1 << zodiac_card)
-    if state.declared >= 0:
-        matching = SUIT_MASK[state.declared]
-    else:
-        top = state.top
-        matching = SUIT_MASK[SUIT[top]] | RANK_MASK[RANK[top]]
-    best: FastMove = DRAW
-    best_score = 0.0
-    for first in bits(starters):
-        if RANK[first] == 8:
-            rest = hand & ~(1 << first)
-            score = 5.0 if size > 1 else 1000.0
-            if score > best_score:
-                suit = max(range(4), key=lambda s: ((rest & SUIT_MASK[s]).bit_count(), -s))
-                best, best_score = ((first,), suit), score
-            if not matching >> first & 1:
-                continue
-        run, length, special_count = _longest_run(first, hand & ~(1 << first), specials)
-        score = 10.0 * length
-        if length == size:
-            score += 1000
-        if length == 1 and RANK[first] == 1:
-            score += 15 if threat else -4
-        elif length == 1 and first == zodiac_card:
-            score += 40 if threat else 8
-        else:
-            score -= 6 * special_count
-        score += 0.5 * (hand & SUIT_MASK[SUIT[run[-1]]]).bit_count()
-        if length == 1 and RANK[first] == 8:
-            continue  # the eight alone was scored as wild above
-        if score > best_score:
-            best, best_score = (run, -1), score
-    return best
-
-
-def _longest_run(first: int, rest: int, specials: int) -> tuple[tuple[int, ...], int, int]:
-    """The longest run from `first` through `rest` (fewest specials among equals), by search."""
-    best: tuple[tuple[int, ...], int, int] = ((first,), 1, specials >> first & 1)
-    stack: list[tuple[tuple[int, ...], int, int, int]] = [
-        ((first,), first, rest, specials >> first & 1)]
-    steps = 0
-    while stack and steps < 400:  # long hands branch a lot: the first 400 runs are plenty
-        steps += 1
-        run, last, left, special_count = stack.pop()
-        if len(run) > best[1] or (len(run) == best[1] and special_count < best[2]):
-            best = (run, len(run), special_count)
-        follow = FOLLOW[last] & left
-        while follow:
-            low = follow & -follow
-            follow ^= low
-            c = low.bit_length() - 1
-            stack.append((run + (c,), c, left ^ low, special_count + (specials >> c & 1)))
-    return best
 
 
 # -- Hekata playouts --------------------------------------------------------

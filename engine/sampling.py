@@ -13,7 +13,9 @@ when nothing in hand may start a run, meets a pending ace with an ace when it
 holds one, and stops a run only when nothing in hand may follow. So the cards an
 opponent held when it drew, or kept after a run, are taken to be none of those
 (`excluded` slots), until that opponent plays a card that contradicts it: from
-then on its moves are taken to prove nothing.
+then on its moves are taken to prove nothing. Its runs since it last drew say
+more: a deal must give it a hand (with those runs' cards back in it) from which
+greedy would have chosen them, or `sample` tries another (`DEAL_TRIES`).
 
 Hekata (RULES 2.6): every card played stays in view (on the table or in a
 taken trick), so the hidden cards are the deck less the seat's hand, the table
@@ -27,6 +29,7 @@ from collections import Counter, defaultdict
 
 from engine import hekata, zodiak
 from engine.cards import Card, french_deck, hekata_deck
+from engine.fast_greedy import greedy_would_play, matching_mask
 from engine.playout import (
     ACES,
     EIGHTS,
@@ -36,11 +39,14 @@ from engine.playout import (
     SUIT,
     SUIT_MASK,
     FastHekata,
+    FastMove,
     FastZodiak,
     card_index,
+    from_engine_move,
 )
 
 STOCK = -1  # the owner of the stock's slots
+DEAL_TRIES = 10  # deals tried for one that explains the opponents' runs: bounds the sampling's cost
 
 
 class ZodiakBelief:
@@ -58,6 +64,12 @@ class ZodiakBelief:
         self.unknown_top_pool: int | None = None
         # (owner, pool, mask): one hidden slot of `owner` that holds none of the mask's cards.
         self.excluded: list[tuple[int, int, int]] = []
+        # (seat, the cards it held then besides its hand now, run, matching mask, zodiac card,
+        # threat): each run an opponent played since it last drew, as greedy must have chosen it.
+        self.greedy_runs: list[tuple[int, int, FastMove, int, int, bool]] = []
+        # The same as ints, made by the first `sample`: (own hand, top, under, zodiac cards, suit).
+        self._int_pools: dict[int, list[int]] = {}
+        self._fixed: tuple[int, int, list[int], list[int], int] | None = None
         if not self._replay():
             self._uniform()
 
@@ -69,6 +81,7 @@ class ZodiakBelief:
         self.pools = {0: list(self.hidden)}
         self.unknown_top_pool = None
         self.excluded = []
+        self.greedy_runs = []
 
     def _replay(self) -> bool:
         """Follow the history from the deal; False when it does not add up to the view."""
@@ -93,10 +106,20 @@ class ZodiakBelief:
         current, pools_made, unknown_top_pool = 0, 0, None
         declared: str | None = None
         penalty_from_ace = forced = False  # a pending ace; a pending zodiac card (no defence)
+        sizes = list(start)
+        # Per seat, its runs since it last drew: (run, matching mask, threat, readable: no
+        # penalty was pending and the top it went on is known).
+        runs_since_draw: list[list[tuple[FastMove, int, bool, bool]]] = [[] for _ in range(n)]
         for effect in view.history:
             seat = effect.seat
             if isinstance(effect.move, zodiak.Run):
                 cards = effect.move.cards
+                top = pile[-1]
+                matching = -1 if top is None or penalty_from_ace or forced else matching_mask(
+                    card_index(top), "SHDC".index(declared) if declared else -1)
+                runs_since_draw[seat].append((from_engine_move(effect.move), matching,
+                                              sizes[(seat + 1) % n] <= 2, matching >= 0))
+                sizes[seat] -= len(cards)
                 for card in cards:
                     if seat != me:
                         pool = pool_of.pop(card, 0)
@@ -119,6 +142,8 @@ class ZodiakBelief:
                 held[seat].exclude(_could_start(pile[-1], declared, penalty_from_ace))
             penalty_from_ace = forced = False
             count = len(effect.drawn)
+            sizes[seat] += count
+            runs_since_draw[seat] = []
             if effect.reshuffles:
                 before, old = stock_size, current
                 pools_made += 1
@@ -161,11 +186,53 @@ class ZodiakBelief:
         self.excluded = sorted(((s, pool, mask) for s in range(n) if s != me
                                 for pool, mask in held[s].slots if mask),
                                key=lambda slot: -slot[2].bit_count())
+        self.greedy_runs = []
+        for s in range(n):
+            if s == me or not held[s].trusted:
+                continue
+            later = 0  # the cards of this run and the seat's later runs: in hand before this run
+            for move, matching, threat, readable in reversed(runs_since_draw[s]):
+                assert move is not None
+                later |= sum(1 << c for c in move[0])
+                if readable:
+                    self.greedy_runs.append((s, later, move, matching,
+                                             card_index(view.zodiac_card(s)), threat))
         return True
 
     def sample(self, rng: random.Random) -> FastZodiak:
-        """One full deal the seat cannot tell from the real one, as a fast round."""
-        pools = {p: list(cards) for p, cards in self.pools.items()}
+        """One full deal the seat cannot tell from the real one, as a fast round.
+
+        Deals are drawn until one gives every opponent a hand with which greedy would have
+        played its runs since it last drew (at most `DEAL_TRIES`; else the deal that
+        explained most of them before one it could not).
+        """
+        best: FastZodiak | None = None
+        most = -1
+        for _ in range(DEAL_TRIES if self.greedy_runs else 1):
+            world = self._deal(rng)
+            explained = self.explained(world.hands)
+            if explained == len(self.greedy_runs):
+                return world
+            if explained > most:
+                best, most = world, explained
+        assert best is not None
+        return best
+
+    def explained(self, hands: list[int]) -> int:
+        """How many of the opponents' runs, in order, greedy would have played with these hands
+        before the first it would not."""
+        for done, (seat, later, move, matching, zodiac_card, threat) in enumerate(self.greedy_runs):
+            if not greedy_would_play(move, hands[seat] | later, matching, zodiac_card, threat):
+                return done
+        return len(self.greedy_runs)
+
+    def _deal(self, rng: random.Random) -> FastZodiak:
+        """One deal of the hidden cards that respects the pools and the excluded slots."""
+        if self._fixed is None:
+            self._prepare()
+        assert self._fixed is not None
+        hand, top, under, zodiac_cards, declared = self._fixed
+        pools = {p: list(cards) for p, cards in self._int_pools.items()}
         if self.unknown_top_pool is not None and pools.get(0):
             never_seen = pools[0]
             first_top = never_seen.pop(rng.randrange(len(never_seen)))
@@ -177,39 +244,52 @@ class ZodiakBelief:
         for owner, pool, mask in self.excluded:  # most restricted first
             cards = pools.get(pool, [])
             for at in range(len(cards) - 1, -1, -1):
-                if not mask >> card_index(cards[at]) & 1:
-                    dealt[owner].append(card_index(cards.pop(at)))
+                if not mask >> cards[at] & 1:
+                    dealt[owner].append(cards.pop(at))
                     left[(owner, pool)] -= 1
                     break
         spare_slots: list[int] = []
         for (owner, pool), count in left.items():
             cards = pools.get(pool, [])
             take = min(count, len(cards))
-            dealt[owner].extend(card_index(c) for c in cards[len(cards) - take:])
+            dealt[owner].extend(cards[len(cards) - take:])
             del cards[len(cards) - take:]
             spare_slots += [owner] * (count - take)
         # Whatever does not fit its pool (a view the history cannot fully explain) goes anywhere.
-        spare_cards = [card_index(c) for cards in pools.values() for c in cards]
+        spare_cards = [c for cards in pools.values() for c in cards]
         rng.shuffle(spare_cards)
         for owner, card in zip(spare_slots, spare_cards):
             dealt[owner].append(card)
-        view = self.view
         hands = []
-        for s, hand in enumerate(view.hands):
+        for s in range(len(zodiac_cards)):
             mask = 0
-            for c in (card_index(x) for x in hand if x is not None) if s == self.seat else dealt[s]:
-                mask |= 1 << c
+            if s == self.seat:
+                mask = hand
+            else:
+                for c in dealt[s]:
+                    mask |= 1 << c
             hands.append(mask)
         stock = dealt[STOCK]
         rng.shuffle(stock)
-        fast = FastZodiak(hands, card_index(view.top), [card_index(c) for c in view.pile[:-1]],
-                          stock, [card_index(view.zodiac_card(s)) for s in range(view.players)],
-                          self.seat, rng)
-        fast.declared = "SHDC".index(view.declared) if view.declared else -1
+        view = self.view
+        fast = FastZodiak(hands, top, list(under), stock, zodiac_cards, self.seat, rng)
+        fast.declared = declared
         fast.penalty, fast.from_ace = view.penalty, view.penalty_from_ace
         fast.winner = -1 if view.winner is None else view.winner
         fast.idle = view.idle_turns
         return fast
+
+    def _prepare(self) -> None:
+        """The view's cards as fast-playout ints, once: sampling is in the search's inner loop."""
+        view = self.view
+        hand = 0
+        for card in view.hands[self.seat]:
+            if card is not None:
+                hand |= 1 << card_index(card)
+        self._int_pools = {p: [card_index(c) for c in cards] for p, cards in self.pools.items()}
+        self._fixed = (hand, card_index(view.top), [card_index(c) for c in view.pile[:-1]],
+                       [card_index(view.zodiac_card(s)) for s in range(view.players)],
+                       "SHDC".index(view.declared) if view.declared else -1)
 
 
 def _could_start(top: Card | None, declared: str | None, penalty_from_ace: bool) -> int:
