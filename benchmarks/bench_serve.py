@@ -1,6 +1,6 @@
 """Measure `cardtui serve`: N real `ssh` sessions at once, time to the lobby on screen, memory each.
 
-Run: python benchmarks/bench_serve.py [--sessions 100] [--sources 50] [--cold]
+Run: python benchmarks/bench_serve.py [--sessions 100] [--sources 50] [--cold] [--client-nice N]
 
 By default sessions fork from the server's warm process; --cold starts each from scratch.
 Clients connect from --sources loopback addresses (127.0.0.2, ...), so the door's default
@@ -15,6 +15,10 @@ every listing was on screen, divided by the number of sessions: on a shared mach
 figure that does not depend on the other jobs. Memory is the RSS (and PSS) of the server plus
 every process under it, taken while all sessions sit in the lobby, divided by the number of
 sessions.
+
+The ssh clients run on the same cores as the server (about a sixth of the CPU per session
+start): --client-nice N runs them at that lower priority, closer to visitors whose clients run on
+their own machines.
 """
 
 from __future__ import annotations
@@ -94,7 +98,7 @@ def source(index: int, sources: int) -> str:
     return f"127.0.0.{2 + index % sources}"
 
 
-async def lobby_session(port: int, user: str, source_address: str,
+async def lobby_session(port: int, user: str, source_address: str, client_nice: int = 0,
                         ) -> tuple[float, float, asyncio.subprocess.Process]:
     """Start ssh with a pty from source_address; return the seconds until the lobby's title and
     until its listing arrived, and the live client."""
@@ -102,7 +106,8 @@ async def lobby_session(port: int, user: str, source_address: str,
     client = await asyncio.create_subprocess_exec(
         "/usr/bin/ssh", *SSH_OPTIONS, "-tt", "-b", source_address, "-p", str(port),
         f"{user}@127.0.0.1", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL)
+        stderr=asyncio.subprocess.DEVNULL,
+        preexec_fn=(lambda: os.nice(client_nice)) if client_nice else None)
     assert client.stdout is not None
     seen, title = b"", 0.0
     while LISTED not in seen:
@@ -121,7 +126,7 @@ def tree_cpu(pids: list[int]) -> float:
     return sum(cpu_seconds(pid) for pid in pids)
 
 
-async def measure(sessions: int, sources: int, cold: bool) -> None:
+async def measure(sessions: int, sources: int, cold: bool, client_nice: int = 0) -> None:
     """Start a server, open one session alone, then all sessions at once, and print figures."""
     with tempfile.TemporaryDirectory() as scratch:
         load_before = os.getloadavg()[0]
@@ -136,7 +141,8 @@ async def measure(sessions: int, sources: int, cold: bool) -> None:
         server_before = cpu_seconds(server.pid)
         started = time.perf_counter()
         results = await asyncio.gather(
-            *(lobby_session(port, f"p{i}", source(i, sources)) for i in range(sessions)))
+            *(lobby_session(port, f"p{i}", source(i, sources), client_nice)
+              for i in range(sessions)))
         wall = time.perf_counter() - started
         load_after_burst = os.getloadavg()[0]
         tree = [server.pid, *descendants(server.pid)]
@@ -187,7 +193,8 @@ async def measure(sessions: int, sources: int, cold: bool) -> None:
     print(f"idle, all {sessions} in the lobby for {idle_wall:.0f} s: server and sessions used "
           f"{idle_cpu:.2f} CPU-s, {idle_cpu / idle_wall / sessions * 100:.3f} % of one core per "
           f"session (the server process {server_idle_cpu:.2f} CPU-s of it)")
-    print(f"clients from {sources} loopback addresses; load average now "
+    print(f"clients from {sources} loopback addresses"
+          f"{f', at nice {client_nice}' if client_nice else ''}; load average now "
           f"{os.getloadavg()[0]:.1f} (the machine is shared with other jobs)")
 
 
@@ -198,8 +205,10 @@ def main() -> None:
     parser.add_argument("--sources", type=int, default=50,
                         help="loopback addresses the clients connect from")
     parser.add_argument("--cold", action="store_true", help="serve with --cold")
+    parser.add_argument("--client-nice", type=int, default=0, metavar="N",
+                        help="run the ssh clients at nice N (0: as this process)")
     options = parser.parse_args()
-    asyncio.run(measure(options.sessions, options.sources, options.cold))
+    asyncio.run(measure(options.sessions, options.sources, options.cold, options.client_nice))
 
 
 if __name__ == "__main__":

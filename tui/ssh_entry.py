@@ -13,6 +13,7 @@ from typing import ClassVar
 import aiohttp
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.theme import Theme
 
 from netplay.messages import ProtocolError
 from netplay.protocol import clean_name
@@ -27,6 +28,8 @@ from tui.screens.lobby import LobbyScreen
 from tui.settings import Settings
 
 SEAT_TIMEOUT = 10.0
+# The CSS variables of each theme an app has used, with the theme they were made from.
+_THEME_VARIABLES: dict[str, tuple[Theme, dict[str, str]]] = {}
 
 
 class ServerApp(CardApp):
@@ -49,6 +52,16 @@ class ServerApp(CardApp):
         self._quitting = False
         # Called once the lobby is on screen (the warm process's turns).
         self.on_drawn = on_drawn
+        self._notified = False
+
+    def get_css_variables(self) -> dict[str, str]:
+        # A theme's colours are worked out once per warm process rather than once per session.
+        theme = self.current_theme
+        known = _THEME_VARIABLES.get(theme.name)
+        if known is None or known[0] is not theme:
+            known = _THEME_VARIABLES[theme.name] = (theme, super().get_css_variables())
+        self.theme_variables = dict(known[1])
+        return dict(known[1])
 
     def update_settings(self, settings: Settings) -> None:
         # The settings file is the operator's: a visitor's choices last for their session.
@@ -60,10 +73,21 @@ class ServerApp(CardApp):
         # compose and draw at start-up instead of two.
         return LobbyScreen(self.tables, self.player_name, self.first_listing)
 
+    def _refresh_notifications(self) -> None:
+        # Until there has been a notification, the toast rack is hidden as its CSS has it:
+        # Textual would hide it again on every new screen and lay that screen out once more.
+        self._notified = self._notified or bool(self._notifications)
+        if self._notified:
+            super()._refresh_notifications()
+
     def on_mount(self, event: events.Mount) -> None:
         event.prevent_default()  # CardApp's own handler would open the start screen as well
+
+    def on_ready(self) -> None:
+        # Textual's Ready: the first frame is out. The passes that settle it cost a tenth of the
+        # start and are mostly waits for the next frame, which a session need not hold its turn for.
         if self.on_drawn is not None:
-            self.call_after_refresh(self.on_drawn)
+            self.on_drawn()
 
     async def on_unmount(self) -> None:
         await self.tables.close()

@@ -52,6 +52,8 @@ WARM_UP_SECONDS = 10.0
 # How long a new session waits for the tables before it starts without them (it asks again).
 LISTING_SECONDS = 1.0
 MAX_LISTING_BYTES = 1 << 20
+# Allocations between collections while a session draws its first frame (Python's default: 700).
+START_GC_THRESHOLD = 200_000
 
 
 def serve_warm(path: str, server: str) -> int:
@@ -201,8 +203,14 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
         # Asked before our turn, so the answer's wait overlaps the queue's.
         listing = fetch_listing(server, LISTING_SECONDS)
         turn.recv(1)  # our turn (or the warm process is gone: then nobody waits for one)
+        # The first frame allocates much and frees little: collecting while it is drawn would
+        # only look at objects that are still in use. (Collections become rare, not impossible:
+        # a session that never draws still collects.)
+        thresholds = gc.get_threshold()
+        gc.set_threshold(START_GC_THRESHOLD, *thresholds[1:])
 
         def drawn() -> None:
+            gc.set_threshold(*thresholds)
             try:
                 turn.send(b"d")
             except OSError:
@@ -305,25 +313,32 @@ def _draw_lobby_once(server: str) -> None:
         deadline = time.monotonic() + WARM_UP_SECONDS
         while not drawn.is_set() and time.monotonic() < deadline:
             await pilot.pause(0.02)
-        await pilot.pause()
+        await pilot.pause(0.2)  # and settled: sessions run those passes too, on warm code
         pilot.app.exit()
 
     app.run(headless=True, size=(80, 24), auto_pilot=leave_when_drawn)
 
 
 def share_parsed_css() -> None:
-    """Parse each stylesheet once per process instead of once per app and again per new widget.
+    """Parse each stylesheet, style and set of variables once per process instead of once per app.
 
     Textual re-parses every source whenever a widget class brings new CSS, into a cache that
-    dies with that stylesheet. The parsed rules are not changed after parsing, so one cache
-    keyed by the source and the variables it was parsed with serves every app.
+    dies with that stylesheet; it tokenizes the theme's variables and parses inline styles
+    ("bold $accent") once per stylesheet too. Nothing parsed is changed afterwards, so one cache
+    keyed by what was parsed (and the variables it was parsed with) serves every app.
     """
+    from textual.css.model import RuleSet
     from textual.css.stylesheet import Stylesheet
+    from textual.css.tokenize import tokenize_values
+    from textual.style import Style
 
     parse_rules = Stylesheet._parse_rules
     if getattr(parse_rules, "shared", False):
         return
     parsed: dict[tuple[Any, ...], Any] = {}
+    variable_tokens: dict[tuple[tuple[str, str], ...], Any] = {}
+    styles: dict[tuple[str, int], Style] = {}
+    parse_style = Stylesheet.parse_style
 
     def shared_parse_rules(self: Stylesheet, css: str, read_from: Any,
                            is_default_rules: bool = False, tie_breaker: int = 0,
@@ -336,8 +351,34 @@ def share_parsed_css() -> None:
                                               tie_breaker, scope)
         return rules
 
+    def shared_variable_tokens(self: Stylesheet) -> Any:
+        tokens = self._Stylesheet__variable_tokens  # type: ignore[attr-defined]
+        if tokens is None:
+            key = tuple(sorted(self._variables.items()))
+            tokens = variable_tokens.get(key)
+            if tokens is None:
+                tokens = variable_tokens[key] = tokenize_values(self._variables)
+            self._Stylesheet__variable_tokens = tokens  # type: ignore[attr-defined]
+        return tokens
+
+    def shared_parse_style(self: Stylesheet, style_text: str | Style) -> Style:
+        if isinstance(style_text, Style):
+            return style_text
+        # The app's variables ($accent) are substituted: they are shared by content (above),
+        # so their identity names them (a theme changed with F9 gets other styles).
+        key = (style_text, id(self._variable_tokens))
+        style = styles.get(key)
+        if style is None:
+            style = styles[key] = parse_style(self, style_text)
+        return style
+
     shared_parse_rules.shared = True  # type: ignore[attr-defined]
     Stylesheet._parse_rules = shared_parse_rules  # type: ignore[method-assign]
+    Stylesheet._variable_tokens = property(shared_variable_tokens)  # type: ignore[assignment]
+    Stylesheet.parse_style = shared_parse_style  # type: ignore[method-assign]
+    # A rule set hashes by identity: the C slot does that without a Python call per lookup,
+    # and matching a widget to the rules looks each rule up several times.
+    RuleSet.__hash__ = object.__hash__  # type: ignore[assignment]
 
 
 def main(argv: list[str] | None = None) -> int:

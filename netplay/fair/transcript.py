@@ -164,8 +164,9 @@ class TranscriptChain:
                 sender, f"message {message.seq} does not link to its previous message"
             )
         self._next_seq[sender] = expected + 1
-        self._heads[sender] = message.digest
-        self._digest = tagged_hash("transcript", self._digest, str(sender), message.digest)
+        link = message.digest  # a hash each time it is read: read once
+        self._heads[sender] = link
+        self._digest = tagged_hash("transcript", self._digest, str(sender), link)
         self._count += 1
         return message.payload
 

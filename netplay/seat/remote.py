@@ -247,7 +247,9 @@ class RemoteSession(SeatMental, ClientChecks):
             self.emit(Notice(f"relay: {msg.message}", "error"))
 
     def _on_game_message(self, msg: HostBody) -> None:
-        if isinstance(msg, Welcome):
+        if isinstance(msg, HostSays):  # nearly every message: asked first
+            self._on_signed(msg)
+        elif isinstance(msg, Welcome):
             self._on_welcome(msg)
         elif isinstance(msg, Resync):
             self._on_resync(msg)
@@ -255,8 +257,6 @@ class RemoteSession(SeatMental, ClientChecks):
             self._on_challenge(msg)
         elif isinstance(msg, Synced):
             self._on_synced(msg)
-        elif isinstance(msg, HostSays):
-            self._on_signed(msg)
         else:
             self._on_error(msg)
 
@@ -319,7 +319,9 @@ class RemoteSession(SeatMental, ClientChecks):
 
     def _on_host_message(self, msg: HostPayload) -> None:
         """One of the host's signed messages, decoded, to the check that takes its kind."""
-        if isinstance(msg, Lobby):
+        if isinstance(msg, Moved):  # most of them: asked first
+            self._on_moved(msg)
+        elif isinstance(msg, Lobby):
             self._on_lobby(msg)
         elif isinstance(msg, Said):
             self._on_chat(msg)
@@ -333,8 +335,6 @@ class RemoteSession(SeatMental, ClientChecks):
             self._on_deck(msg)
         elif isinstance(msg, Deal):
             self._on_deal(msg)
-        elif isinstance(msg, Moved):
-            self._on_moved(msg)
         elif isinstance(msg, RoundEnd):
             self._on_round_end(msg)
         elif isinstance(msg, Seeds):

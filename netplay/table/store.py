@@ -19,6 +19,18 @@ from netplay.protocol import ChainHead, unpack
 from netplay.table.state import Epoch, HostConfig, Seat, TableState
 
 
+def json_with(data: dict[str, Any], key: str, encoded: str) -> str:
+    """The JSON text of `data` (a map with at least one entry) with `key` holding `encoded`,
+    a value already in JSON."""
+    return f"{json.dumps(data)[:-1]}, {json.dumps(key)}: {encoded}}}"
+
+
+def hex_list_json(items: list[bytes]) -> str:
+    """`json.dumps([b.hex() for b in items])`, without the encoder's scan for characters to
+    escape (hex has none): the round's log is most of the save, written after every move."""
+    return '["' + '","'.join(b.hex() for b in items) + '"]' if items else "[]"
+
+
 class HostStore(TableState):
     """The `Host` methods that save the table after every step and resume it from the file."""
 
@@ -42,7 +54,6 @@ class HostStore(TableState):
             "room": self.relay.room if self.relay else None,
             "host_secret": self.relay.host_secret.hex() if self.relay and self.relay.host_secret
             else None,
-            "fair": self._fair_json(),
             # A deal by mental poker cannot go on after a restart (the bots' key is gone): its
             # last epoch is kept so the deal made again starts past it.
             "mental": None if self.mental is None else {
@@ -52,13 +63,14 @@ class HostStore(TableState):
         # Private: it holds this round's seeds, and whoever reads it knows the deck. Renamed into
         # place before anyone hears of the step, so a restarted process signs on from here; the
         # flush to disk runs beside the table rather than in every move's round trip.
-        write_private(path, json.dumps(data), sync=False)
+        fair = json_with(self._fair_json(), "log", hex_list_json(self.log))
+        write_private(path, json_with(data, "fair", fair), sync=False)
         self._flusher.request(path)
 
     def _fair_json(self) -> dict[str, Any]:
         return {
             "identity": self.identity.seed.hex(), "table": self.table,
-            "round": self.round_number, "log": [b.hex() for b in self.log], "after": self._after,
+            "round": self.round_number, "after": self._after,
             "scored": self.round_scored,
             "heads": {k: [h.seq, h.head.hex()] for k, h in self.heads.items()},
             "precommits": {k: msgpack.packb(v, use_bin_type=True).hex()

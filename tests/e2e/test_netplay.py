@@ -176,10 +176,11 @@ def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) 
     port = free_port()
     host = procs.start("host", "host", "--headless", "--players", "2", "--bots", "1",
                        "--port", str(port), "--bind", "127.0.0.1", "--seed", "5",
-                       "--speed", "0.5", "--save", str(procs.tmp / "hosted.json"))
+                       "--speed", "0.5", "--save", str(procs.tmp / "hosted.json"), *TRUSTED_HOST)
     procs.wait_for_log("host", r"others run")
     seat = procs.start("seat", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p0",
-                       "--give-up", "1", "--seat-file", str(procs.tmp / "seat.id"))
+                       "--give-up", "1", "--seat-file", str(procs.tmp / "seat.id"),
+                       *TRUSTED_SEATS)
     procs.wait_for_log("seat", r"joining ")
     procs.wait_for_log("seat", r"match started in seat \d")
     procs.wait_for_log("seat", r"(plays|draws)")

@@ -35,6 +35,9 @@ ATTACKER = [sys.executable, "-m", "tests.e2e.attackers"]
 TRUSTED_HOST = ("--trusted-dealer",)
 TRUSTED_SEATS = ("--allow-trusted-dealer",)
 MENTAL_HOST = ("--mental",)
+# Short matches (Zodiak to 20 points, not 55): a match's length is not what these tests are
+# about, and the attackers run as long as it does.
+SHORT_MATCH = ("--house", "target=20")
 
 
 @pytest.fixture
@@ -76,11 +79,12 @@ def start_relay(procs: Procs, *options: str, nofile: int | None = None) -> str:
 def start_host(procs: Procs, url: str, *options: str, name: str = "host",
                seed: str = "3") -> tuple[subprocess.Popen, str]:
     """A headless `cardtui host --relay` process, a trusted dealer unless options say
-    --mental; it and its room code."""
+    --mental, its match a short one; it and its room code."""
     dealing = () if "--mental" in options else TRUSTED_HOST
     host = procs.start(name, "host", "--headless", "--relay", url, "--players", "4",
                        "--seed", seed, "--speed", "0", "--result", str(procs.tmp / "host.json"),
-                       "--save", str(procs.tmp / f"{name}-saved.json"), *dealing, *options)
+                       "--save", str(procs.tmp / f"{name}-saved.json"), *dealing, *SHORT_MATCH,
+                       *options)
     code = procs.wait_for_log(name, r"join --relay \S+ (\S+)").group(1)
     return host, code
 
@@ -237,7 +241,7 @@ def test_a_squatter_cannot_keep_a_seat_from_coming_back(procs: Procs) -> None:
     squatter = attack(procs, "squat", "squat", url, code, "--from", "127.0.0.2",
                       "--seconds", "600", "--attempts", "5000", "--pause", "0.05")
     procs.wait_for_log("squat", r"holding 4 conns, then refused room_full")
-    procs.wait_for_log("host", r"move 30:")
+    procs.wait_for_log("host", r"move 10:")
     seats[0].kill()
     seats[0].wait()
     procs.wait_for_log("host", r"lost its connection")

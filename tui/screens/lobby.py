@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import aiohttp
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -29,7 +29,9 @@ from tui.widgets.house import HouseRulesInput
 REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
 STATE_WORDS = {"waiting": "waiting", "playing": "playing", "over": "over"}  # Seats says for whom
 # Fixed widths, not measured: a DataTable that measures rows drawn before it measured them
-# keeps drawing them cut to the width of the headings (Textual 8.2).
+# keeps drawing them cut to the width of the headings (Textual 8.2). Together, with a cell's
+# padding, they fit an 80-column terminal (76 within the margins): a wider table would get a
+# horizontal scroll bar, which also costs a second layout before a session's first frame.
 COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
            ("Game", max(len(name) for name in GAME_NAMES)),
            ("Seats", len("4/4")), ("People", 3), ("Watch", 3),
@@ -184,6 +186,15 @@ class LobbyScreen(Screen[None]):
         self._prefetched = listing
         self._first_listing = True
         self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
+        self._resumed = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # The first time, every widget has just had its styles applied as it mounted: applying
+        # them all again would cost a twentieth of a session's start. Later, a dialog or a match
+        # may have changed them.
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
