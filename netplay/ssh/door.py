@@ -171,11 +171,11 @@ class SSHDoor:
         if self._acceptor is not None:
             self._acceptor.close()
             await self._acceptor.wait_closed()
-        for connection in list(self._connections):
-            connection.close()
         for session in list(self.sessions):
             if isinstance(session, DoorSession):
-                session.hang_up()
+                session.shut_down()  # before the connections go: the terminal is restored first
+        for connection in list(self._connections):
+            connection.close()
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         for connection in list(self._connections):

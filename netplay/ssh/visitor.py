@@ -231,6 +231,12 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         if self._channel is not None and not self._channel.is_closing():
             self._channel.write(data)
 
+    def shut_down(self) -> None:
+        """Leave the visitor's terminal as it was, say the server is stopping, and end the session."""
+        self._send_output(RESTORE_TERMINAL)
+        self._refuse("cardtui: the server is shutting down.", leading_newline=True)
+        self.hang_up()
+
     def _watch_idleness(self) -> None:
         """Close the session once the client has sent nothing for the idle timeout."""
         loop = asyncio.get_running_loop()

@@ -197,6 +197,7 @@ class TablesService:
     version: int = 0  # goes up whenever the listing changes
     _listed: list[TableInfo] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _stopping: bool = False
 
     def note_changes(self) -> None:
         """Bump the listing's version and wake the waiting lobbies if the listing changed."""
@@ -209,12 +210,17 @@ class TablesService:
 
     async def changed_since(self, version: int, timeout: float) -> None:
         """Return when the listing is past version, or after timeout seconds."""
-        if version != self.version:
+        if version != self.version or self._stopping:
             return
         try:
             await asyncio.wait_for(self._changed.wait(), timeout)
         except TimeoutError:
             pass
+
+    def stop_waiting(self) -> None:
+        """Answer every waiting lobby now: the server is shutting down."""
+        self._stopping = True
+        self._changed.set()
 
     async def create(self, request: TableRequest, creator: str | None = None) -> Table:
         """Open a room on the relay and start dealing a new table in it.
@@ -310,6 +316,12 @@ def add_table_routes(app: web.Application, service: TablesService) -> None:
     app.router.add_get("/tables", list_tables)
     app.router.add_post("/tables", create_table)
     app.cleanup_ctx.append(_tables_lifetime)
+    app.on_shutdown.append(_answer_waiting_lobbies)
+
+
+async def _answer_waiting_lobbies(app: web.Application) -> None:
+    # A lobby's request waits up to 30 s for a change; the shutdown would wait for it.
+    app[TABLES_KEY].stop_waiting()
 
 
 async def _tables_lifetime(app: web.Application) -> AsyncIterator[None]:

@@ -228,6 +228,20 @@ async def test_the_terminal_is_restored_however_the_session_ends(ssh_door: SSHDo
     assert (await flags()).split() == ["0", "0", "1"]
 
 
+async def test_the_terminal_is_restored_when_the_server_stops(ssh_door: SSHDoorMaker,
+                                                             ssh_tmux: SSHTmux) -> None:
+    door, port = await ssh_door("--alt")
+    command = shlex.join(ssh_argv(port, user="bob"))
+    await ssh_tmux.start(f"{command}; echo EXIT=$?; sleep 60", 100, 30)
+    await ssh_tmux.wait_for("ALT")
+    await door.close()
+    await ssh_tmux.wait_for("the server is shutting down")
+    await ssh_tmux.wait_for("EXIT=1")
+    flags = await ssh_tmux.tmux("display-message", "-p",
+                                "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")
+    assert flags.split() == ["0", "0", "1"]
+
+
 async def test_sessions_get_a_minimal_environment(ssh_door: SSHDoorMaker,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CARDTUI_TEST_SECRET", "server only")
