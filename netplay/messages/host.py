@@ -90,6 +90,8 @@ class Challenge(Message):
     t = "challenge"
     nonce: Annotated[bytes, Exactly(32)]
     table: Annotated[str, Text(MAX_TABLE_ID, 1)]
+    # As in the welcome, so that a seat refusing a trusted dealer never takes a seat.
+    dealing: Annotated[str | None, Opt(WORD)] = None
 
 
 @kind

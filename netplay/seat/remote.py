@@ -261,8 +261,22 @@ class RemoteSession(SeatMental, ClientChecks):
             self._on_error(msg)
 
     def _on_challenge(self, msg: Challenge) -> None:
+        if msg.dealing is not None and msg.dealing != "mental" and self._refuses_trusted_dealer():
+            return  # before the signed join: no seat is taken only to be left at once
         proof = self.identity.key.sign(join_proof_digest(msg.table, msg.nonce))
         self._out.append(self._join_body(proof))
+
+    def _refuses_trusted_dealer(self) -> bool:
+        """Refuse (and close) if the table has a trusted dealer and this seat does not allow one."""
+        if self.allow_trusted or self.watch:
+            return False
+        self.refused = ("this table's host deals every card itself and can see every hand"
+                        " (a trusted dealer, not mental poker): join with"
+                        " --allow-trusted-dealer to play there anyway")
+        self.closed = True
+        self.emit(Notice(self.refused, "error"))
+        self._welcome.set()
+        return True
 
     def _on_welcome(self, msg: Welcome) -> None:
         if msg.game not in GAMES:
@@ -288,13 +302,7 @@ class RemoteSession(SeatMental, ClientChecks):
                                       " a trusted dealer"))
             self.trusted = False
         self.dealing = dealing
-        if dealing != "mental" and not self.allow_trusted and not self.watch:
-            self.refused = ("this table's host deals every card itself and can see every hand"
-                            " (a trusted dealer, not mental poker): join with"
-                            " --allow-trusted-dealer to play there anyway")
-            self.closed = True
-            self.emit(Notice(self.refused, "error"))
-            self._welcome.set()
+        if dealing != "mental" and self._refuses_trusted_dealer():
             return
         if self.expect is not None and not host_matches(self.expect, host):
             self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"

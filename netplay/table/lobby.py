@@ -93,7 +93,8 @@ class HostLobby(TableState):
             return True
         # A token alone is never enough: whoever sniffed it lacks the seat's key.
         self.challenges[conn] = new_secret()
-        await self._send(conn, pack("challenge", nonce=self.challenges[conn], table=self.table))
+        await self._send(conn, pack("challenge", nonce=self.challenges[conn], table=self.table,
+                                    dealing="mental" if self.config.mental else "trusted"))
         return False
 
     async def _admit(self, conn: int, watch: bool) -> None:

@@ -152,12 +152,14 @@ def test_join_refuses_a_trusted_dealer_unless_allowed(processes: Procs) -> None:
                           "--name", "wary", "--seat-file", str(procs.tmp / "wary.id"))
     assert refused.wait(timeout=60) == 2
     assert "--allow-trusted-dealer" in procs.log("refused")
-    # The refused seat was seated before it read the welcome, so the match starts with it away;
-    # its seat's bot plays it after the away time (2 s here, not the default 60 s).
+    # The host's challenge says how it deals: the refusing join leaves before it takes a seat,
+    # so the seat is still free for the next one and no match starts with a seat away.
+    assert "joined" not in procs.log("host")
     seats = start_bots(procs, [f"127.0.0.1:{port}", "--allow-trusted-dealer"], count=1)
     wait_all([host, *seats])
     assert_same_result(results(procs.tmp, ["r0"]), host_result(procs))
     assert "a trusted dealer" in procs.log("seat0")
+    assert "seat 0 (wary)" not in procs.log("host") and "seat 1 (wary)" not in procs.log("host")
 
 
 def test_a_connected_seat_that_never_sends_its_key_is_voided_out(processes: Procs) -> None:
