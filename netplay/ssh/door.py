@@ -32,6 +32,7 @@ __all__ = ["CommandFactory", "DoorLimits", "ForkServer", "SSHDoor", "SessionInfo
 log = logging.getLogger("cardtui.door")
 # How often refused connections are summed up in the log, instead of a line each.
 REFUSAL_LOG_INTERVAL = 60.0
+SHUTDOWN_NOTICE_SECONDS = 2.0  # how long clients get to take in the shutdown notice
 
 UTF8_LOCALE = "C.UTF-8"
 # Key exchange: X25519 first (cheap and what OpenSSH picks), the NIST curves and a 2048-bit
@@ -171,9 +172,14 @@ class SSHDoor:
         if self._acceptor is not None:
             self._acceptor.close()
             await self._acceptor.wait_closed()
-        for session in list(self.sessions):
-            if isinstance(session, DoorSession):
-                session.shut_down()  # before the connections go: the terminal is restored first
+        ending = [session for session in self.sessions if isinstance(session, DoorSession)]
+        for session in ending:
+            session.shut_down()  # before the connections go: the terminal is restored first
+        if ending:
+            # The restore, the message and the exit status reach the client before its
+            # connection is closed; a client that does not answer is cut off after a moment.
+            await asyncio.wait([asyncio.ensure_future(s.wait_closed()) for s in ending],
+                               timeout=SHUTDOWN_NOTICE_SECONDS)
         for connection in list(self._connections):
             connection.close()
         while self._tasks:

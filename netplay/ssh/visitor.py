@@ -237,6 +237,11 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self._refuse("cardtui: the server is shutting down.", leading_newline=True)
         self.hang_up()
 
+    async def wait_closed(self) -> None:
+        """Return once the session's channel is closed (at once if it never opened)."""
+        if self._channel is not None:
+            await self._channel.wait_closed()
+
     def _watch_idleness(self) -> None:
         """Close the session once the client has sent nothing for the idle timeout."""
         loop = asyncio.get_running_loop()
