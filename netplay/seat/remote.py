@@ -530,9 +530,7 @@ class RemoteSession(SeatMental, ClientChecks):
             openings.append(found)
         self._sign("move", "move", round=ledger.number, n=len(view.history), move=str(move),
                    open=[o.to_wire() for o in openings])
-        outgoing, self._out = self._out, []
-        for body in outgoing:
-            await self._send(body)
+        await self._send_out()
 
     async def _send_out(self) -> None:
         """Send what this seat signed; then, with its own shuffle on its way, check a complete
