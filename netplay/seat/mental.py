@@ -319,7 +319,8 @@ class SeatMental(SeatState):
                              " missed its shuffle)" if play.blind else "this client lost its"
                              " round key when it stopped: the host deals the round again",
                              "warning"))
-            self._sign_mental(pack("mp_lost", round=play.round_no))
+            lost = {"epoch": play.first_epoch} if play.blind else {}
+            self._sign_mental(pack("mp_lost", round=play.round_no, **lost))
             return
         if play is not None:
             self._mental_after()

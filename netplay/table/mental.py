@@ -110,7 +110,9 @@ class HostMental(TableState):
                               parties=list(play.seat_parties), cards=None, **ready)
         self.mental_since = time.monotonic()
         await self._mental_flush()
-        self.on_event(f"round {number} dealing by mental poker")
+        self.on_event(f"round {number} dealing by mental poker"
+                      + (f" from the deck shuffled during round {number - 1}"
+                         if prepared is not None else ""))
 
     async def _mental_void(self, seats: Collection[int], why: str) -> None:
         """Void the deal in play and deal the round again, with the bots' key in `seats` (and
@@ -132,6 +134,8 @@ class HostMental(TableState):
         self.state = None
         self.mental_since = time.monotonic()
         await self._mental_flush()
+        # With only the bots' key left, no message of anyone else will come to check the chain.
+        await self._mental_check(locked=True)
 
     async def _mental_flush(self) -> None:
         """Sign and send what the host's key for its bots owes the table; follow its state."""
@@ -169,7 +173,9 @@ class HostMental(TableState):
                 self._seat_head(index, "move").advance(message)
                 await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
                 return
-            lost = isinstance(body, MpLost) and play.seat_parties[index] == index
+            # A loss of a deal voided since (another seat's loss voided it first) is carried.
+            lost = (isinstance(body, MpLost) and play.seat_parties[index] == index
+                    and body.epoch in (None, play.first_epoch))
             try:
                 if isinstance(body, MpHandover):
                     self._adopt(index, body.key)
