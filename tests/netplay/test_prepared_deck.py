@@ -143,7 +143,7 @@ def test_a_broken_proof_in_the_next_deck_is_blamed_before_any_card_of_it_opens()
                 break
             movers[0].play(bot.choose(movers[0].state.view(movers[0].state.turn)))
     assert caught.value.blamed == 1
-    for party, play in parties.items():
+    for play in parties.values():
         assert play.prepared_digest() is None
         assert play.next is not None and not play.next.known
 

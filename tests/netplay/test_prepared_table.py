@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+
 from engine.bots import make_bot
 from netplay.fair.mental_round import MentalRound
 from netplay.relay.client import RelayConnection
