@@ -1,6 +1,6 @@
 """CPU, latency and message sizes of mental-poker dealing (netplay/fair: docs/FAIRNESS.md).
 
-Run: python benchmarks/bench_mental_poker.py [repeats] [--no-net]
+Run: python benchmarks/bench_mental_poker.py [repeats] [--no-net] [--think SECONDS]
 
 For a 52-card (Zodiak) and a 50-card (Hekata) deck, and a 40-card deck for comparison: CPU per
 shuffle with its proof, per shuffle verification, per decryption share made and checked, per
@@ -17,8 +17,10 @@ shuffles and shares empty (netplay/fair/deck.py), as in a seat's own process.
 
 Then, on loopback with real sockets and processes: a `cardtui host --mental` host (in this
 process, with its relay) and four people's seats, each its own process running a greedy bot
-(`--seat`), play round 1 of a Zodiak match. Printed: the deal's time from the round's start (the
-host's `deal`) until the last seat has its cards open; each seat process's whole CPU for the
+that thinks `--think` seconds a move (0.3; people take longer), play rounds 1 and 2 of a Zodiak
+match. Printed: the deal's time from the round's start (the host's `deal`) until the last seat
+has its cards open, for round 1 (its own chain of shuffles) and round 2 (the deck shuffled
+during round 1, FAIRNESS.md A8 "Prepared deck"); each seat process's whole CPU for the
 round; the time from a seat's move to its own move coming back forwarded (one round trip), and
 from a draw to the drawn cards open; the largest message of each kind the host sent, against the
 relay's frame limit; and the load average, as the machine may be shared.

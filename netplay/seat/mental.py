@@ -315,10 +315,10 @@ class SeatMental(SeatState):
         play = self.mental
         if play is not None and self._lost and not self._told_lost:
             self._told_lost = True
-            self.emit(Notice("this client does not hold the deck the round was dealt from (it"
-                             " missed its shuffle)" if play.blind else "this client lost its"
-                             " round key when it stopped: the host deals the round again",
-                             "warning"))
+            self.emit(Notice(f"round {play.round_no} was dealt from a deck this client did not"
+                             " see shuffled, so it holds no key of it: the host deals the round"
+                             " again" if play.blind else "this client lost its round key when"
+                             " it stopped: the host deals the round again", "warning"))
             lost = {"epoch": play.first_epoch} if play.blind else {}
             self._sign_mental(pack("mp_lost", round=play.round_no, **lost))
             return
