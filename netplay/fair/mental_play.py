@@ -93,8 +93,12 @@ class MentalPlay:
                                       self.first_epoch, defer_checks=self.defer_checks)
             if self.party != WATCHER and not self.blind:
                 self.outbox.append(self.mental.key_message())
-        if self.party == WATCHER or self.blind:
-            self._prepare_next()  # it sends nothing: it may follow the next deck at once
+        # The next round's deck is followed from now on, so that whatever anyone sends of it
+        # is checked (and blamed) as it comes; it has this deal's first epoch, so a deal voided
+        # and made again prepares anew, and what was sent for the voided one is refused.
+        self.next = MentalRound(self.table, self.round_no + 1,
+                                WATCHER if self.blind else self.party, parties,
+                                self.first_epoch, defer_checks=self.defer_checks)
         self._progress()
 
     @property
@@ -209,7 +213,7 @@ class MentalPlay:
         """Whether `msg` names only epochs and positions this party has reached."""
         epoch, mental = msg.get("epoch"), self.mental
         if msg.get("round") == self.round_no + 1 and msg.get("t") in NEXT_KINDS:
-            return self.next is not None
+            return True
         if type(epoch) is not int or mental.joint is None:
             return True  # the round's own checks refuse what is malformed
         if msg.get("t") == "mp_shuffle":
@@ -360,31 +364,23 @@ class MentalPlay:
         stock: list[Any] = [None] * (len(rules.deck()) - len(dealt))
         self.state = rules.seat_view(hands, face_up, stock, self.signs, self.dealer,
                                      self.scores, self.house)
-        self._prepare_next()
+        self._announce_next()
 
     # -- the next round's deck, shuffled during this one (FAIRNESS.md A8, "Prepared deck") --
 
-    def _prepare_next(self) -> None:
-        """Announce a key for the next round once this party's cards of this deal are open,
-        so the next deal's chain of shuffles runs while this round is played."""
-        if self.next is not None:
+    def _announce_next(self) -> None:
+        """Announce this party's key for the next round once its cards of this deal are open
+        (not before: the deal's own work comes first), so the next deal's chain of shuffles
+        runs while this round is played."""
+        nxt = self.next
+        if nxt is None or nxt.party == WATCHER or nxt.party in nxt.announced:
             return
-        party = WATCHER if self.blind else self.party
-        # Its first epoch is this deal's: a deal voided and made again prepares anew, and
-        # what was sent for the voided one's preparation is refused as of another epoch.
-        self.next = MentalRound(self.table, self.round_no + 1, party, self.mental.parties,
-                                self.first_epoch, defer_checks=self.defer_checks)
-        if party != WATCHER:
-            self.outbox.append(self.next.key_message())
+        self.outbox.append(nxt.key_message())
         self._progress_next()
 
     def _receive_next(self, sender: int, msg: dict[str, Any]) -> None:
         nxt = self.next
-        if nxt is None:  # this party's cards are not open yet: kept until they are
-            if len(self.early) >= MAX_EARLY:
-                raise FairnessError(sender, "it sent too many messages ahead of the round")
-            self.early.append((sender, msg))
-            return
+        assert nxt is not None
         if msg.get("epoch") != nxt.first_epoch:
             raise FairnessError(sender, "its message for the next round's deck names another"
                                 " epoch than this deal's")
@@ -397,7 +393,7 @@ class MentalPlay:
             return
         if not nxt.decks:
             nxt.start_epoch([str(c) for c in self.rules.deck()])
-        if nxt.decks[nxt.epoch].next_shuffler == self.party:
+        if nxt.decks[nxt.epoch].next_shuffler == nxt.party:
             msg = nxt.shuffle_message()
             if msg is not None:
                 self.outbox.append(msg)
