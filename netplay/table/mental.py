@@ -161,6 +161,10 @@ class HostMental(TableState):
                                 | MpLost) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
         async with self._send_lock:  # a void waits for this message, or this for the void
+            if not self._seat_head(index, "move").follows(message):
+                # The next round was dealt while this waited for the lock: it is of a chain
+                # that is over (its next round's key is not the new deal's own).
+                raise ProtocolError("stale", "that message is for another round; resync")
             play = self.mental
             # The next round's key and shuffle are made during this one (its prepared deck).
             ahead = (body.round == self.round_number + 1 and play is not None

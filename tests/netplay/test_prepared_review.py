@@ -1,0 +1,114 @@
+"""Prepared decks under attack (FAIRNESS.md A8, "Prepared deck"; PROTOCOL.md G9): what a seat
+signs for the next round's deck during this one, and what a host names in a deal, checked at
+a real table (a relay, a mental-poker host and people's clients on 127.0.0.1 in this process).
+
+A message of the next round's deck is signed in this round's chain: when the host moves on to
+the next round while such a message waits for its turn, it is of a round that is over, never
+the new deal's own (its key would be taken as the seat's key of the new deal, and the seat's
+real messages dropped as already seen)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from engine.bots import make_bot
+from netplay.fair.context import ProofContext
+from netplay.fair.keys import RoundKey
+from netplay.fair.mental_play import MentalPlay
+from netplay.protocol import pack
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession
+from netplay.table.host import Host, HostConfig
+from tests.netplay.test_prepared_table import until
+
+
+async def eager_bot(session: RemoteSession, seed: int) -> None:
+    """Play the seat with greedy as soon as it is its turn."""
+    bot = make_bot("greedy", seed)
+    await session.set_ready(True)
+    while not session.closed and session.result is None:
+        await asyncio.sleep(0.02)
+        while not session.queue.empty():
+            session.queue.get_nowait()
+        play, view, me = session.mental, session.view, session.my_seat
+        if (play is None or view is None or view.round_over or view.turn != me or play.moves
+                or me not in play.my_seats()):
+            continue
+        await session.submit(bot.choose(view.view(me)))
+
+
+class LateKeyHost(Host):
+    """A host at which seat 1's key for round 2's deck (signed in round 1's chain) comes in
+    while the end of round 1 is being sent: it waits for the send lock, and the host deals
+    round 2 meanwhile."""
+
+    late: dict[str, Any]
+
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        if t == "round_end" and fields.get("round") == 1 and "frame" not in self.late:
+            head = self.heads[str(1)]
+            key = RoundKey.generate().announce(ProofContext(self.table, 2, 0), 1).encode()
+            signed = head.sign(self.late["identity"], pack("mp_key", round=2, epoch=0, key=key))
+            frame = self.late["frame"] = pack("s", c=1, m=signed.to_wire())
+            conn = self.seats[1].conn
+            assert conn is not None
+            self.late["task"] = asyncio.ensure_future(self._on_frame(conn, frame))
+            for _ in range(5):  # it is checked against round 1's chain, then waits for the lock
+                await asyncio.sleep(0)
+        await super()._broadcast_locked(t, **fields)
+
+    async def _refuse(self, conn: int, code: str, message: str) -> None:
+        self.late.setdefault("refused", []).append((conn, code))
+        await super()._refuse(conn, code, message)
+
+
+async def test_a_next_round_key_that_waits_while_the_round_changes_is_not_the_new_deals(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat 1 announces no key for round 2's deck during round 1 (so round 2 is dealt from its
+    own chain, from epoch 0), and its key of round 1's chain for that deck reaches the host as
+    round 1 ends. The host refuses it as of a round that is over: round 2 is played on with
+    nobody's client blaming anyone, and nothing is voided."""
+    announce = MentalPlay._announce_next
+
+    def quiet_seat_one(self: MentalPlay) -> None:
+        if not (self.party == 1 and self.round_no == 1):
+            announce(self)
+
+    monkeypatch.setattr(MentalPlay, "_announce_next", quiet_seat_one)
+    host = LateKeyHost(HostConfig(game="zodiak", players=3, bots=1, seed=11, bot_delay=0.0,
+                                  mental=True))
+    host.late = {}
+    events: list[str] = []
+    host.on_event = events.append
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
+              for i in range(2)]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for i, person in enumerate(people):
+            await person.start()
+            await person.wait_seated()
+            if i == 1:
+                host.late["identity"] = person.identity.key
+            tasks.append(asyncio.create_task(eager_bot(person, i)))
+        await until(lambda: any(person.failures for person in people) or (
+            host.round_number >= 2 and host.state is not None
+            and len(host.state.history) >= 3), "round 2 played on")
+        assert [list(person.failures) for person in people] == [[], []]
+        assert "task" in host.late and host.late["task"].done()
+        assert (host.seats[1].conn, "stale") in host.late.get("refused", [])
+        assert not any("voided" in line for line in events)
+    finally:
+        for task in tasks:
+            task.cancel()
+        for session in people:
+            await session.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
