@@ -101,6 +101,13 @@ class SeatMental(SeatState):
         party = self._party(parties)
         prepared = self._prepared(msg, number, party, parties)
         if msg.prepared is not None and prepared is None:
+            if self._saw_prepared(msg, number, party, parties):
+                # Every client that saw the whole chain computes the host's own digest: a
+                # host that names another one named a deck nobody shuffled, to deal this
+                # seat out of the round without waiting for it to be away.
+                self._fault(FairnessError(DEALER, f"named round {number}'s deck by a digest"
+                                          " that is not of the deck shuffled during round"
+                                          f" {number - 1}, which this client saw whole"))
             # The deal is of the deck shuffled during the last round, and this client did not
             # see that deck shuffled (it came in since, or missed that round's chain).
             self._mental_start(MentalPlay(self.game, self.table, number, party, tuple(parties),
@@ -129,6 +136,17 @@ class SeatMental(SeatState):
                 or last.next.parties != tuple(sorted(set(parties)))):
             return None
         return last.next if last.prepared_digest(checked=False) == msg.prepared else None
+
+    def _saw_prepared(self, msg: Deal, number: int, party: int,
+                      parties: list[int] | tuple[int, ...]) -> bool:
+        """Whether this client saw the whole chain of the deck `msg` would deal (the same
+        round, first epoch, parties and own party, every shuffle in), its own key still held."""
+        last = self.mental
+        return (last is not None and not self._lost and last.round_no == number - 1
+                and last.next is not None and last.next.first_epoch == msg.epoch
+                and last.next.party == party
+                and last.next.parties == tuple(sorted(set(parties)))
+                and last.prepared_digest(checked=False) is not None)
 
     def _party(self, parties: list[int] | tuple[int, ...]) -> int:
         me = self.my_seat

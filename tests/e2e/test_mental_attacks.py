@@ -202,13 +202,16 @@ def test_a_prepared_deck_named_by_a_wrong_digest_deals_the_seats_out_and_the_mat
         procs: Procs) -> None:
     """FAIRNESS.md A8, "Prepared deck": the host names a round's prepared deck by a digest no
     seat computed. Each person's client holds no key of such a deck: it says so (mp_lost) and
-    sits that round out, its cards never shown; the match then goes on and both `join`
-    processes finish it with the host's result."""
+    sits that round out, its cards never shown, and (having seen the deck shuffled whole)
+    blames the host for the digest; the match then goes on and both `join` processes finish
+    it with the host's result."""
     host = start_hostile(procs, "misname", "--target", "30")
     wait_all([host, *procs.procs[1:]], timeout=600)
     misnamed = report(procs)["misnamed"]
     log = procs.log("host")
     assert re.search(rf"round {misnamed} voided \(seat [01] lost its round key\)", log)
     for seat in (0, 1):
-        assert not failures(procs, seat)
+        # Each client saw that deck shuffled whole: the digest is the host's lie.
+        assert all(f.startswith(f"the dealer: named round {misnamed}'s deck by a digest")
+                   for f in failures(procs, seat))
         assert json.loads((procs.tmp / f"r{seat}.json").read_text())["game"] == "zodiak"

@@ -23,7 +23,7 @@ from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
-from tests.netplay.test_prepared_table import until
+from tests.netplay.test_prepared_table import LyingHost, run_table, until, zodiak_host
 
 
 async def eager_bot(session: RemoteSession, seed: int) -> None:
@@ -112,3 +112,16 @@ async def test_a_next_round_key_that_waits_while_the_round_changes_is_not_the_ne
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+async def test_a_deck_named_by_a_digest_a_seat_did_not_compute_is_blamed_on_the_host() -> None:
+    """A host names round 2's deck by a digest nobody computed, though each person's client saw
+    the whole chain of the deck shuffled during round 1 (so an honest host names it by the very
+    digest that client computed). Each client says mp_lost (it holds no key of such a deck),
+    and shows a failed check blaming the host, which could otherwise deal every person out of
+    every other round, their cards shown to its bots, with no client ever seeing it lie."""
+    events, faults, _ = await run_table(zodiak_host(LyingHost), rounds=3)
+    assert any(line.startswith("round 2 voided (seat ") for line in events)
+    for seat_faults in faults:
+        assert seat_faults and all(
+            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
