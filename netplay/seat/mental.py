@@ -102,12 +102,14 @@ class SeatMental(SeatState):
         prepared = self._prepared(msg, number, party, parties)
         if msg.prepared is not None and prepared is None:
             if self._saw_prepared(msg, number, party, parties):
-                # Every client that saw the whole chain computes the host's own digest: a
-                # host that names another one named a deck nobody shuffled, to deal this
-                # seat out of the round without waiting for it to be away.
+                # This client followed every message of that deck's chain: an honest host
+                # names a deck only once its whole chain is sent, and by the digest of what
+                # it sent. Another digest (or a chain not all sent) deals this seat out of the
+                # round (its cards to the host's bots) without waiting for it to be away.
                 self._fault(FairnessError(DEALER, f"named round {number}'s deck by a digest"
                                           " that is not of the deck shuffled during round"
-                                          f" {number - 1}, which this client saw whole"))
+                                          f" {number - 1} in its chain, which this client"
+                                          " followed"))
             # The deal is of the deck shuffled during the last round, and this client did not
             # see that deck shuffled (it came in since, or missed that round's chain).
             self._mental_start(MentalPlay(self.game, self.table, number, party, tuple(parties),
@@ -139,14 +141,15 @@ class SeatMental(SeatState):
 
     def _saw_prepared(self, msg: Deal, number: int, party: int,
                       parties: list[int] | tuple[int, ...]) -> bool:
-        """Whether this client saw the whole chain of the deck `msg` would deal (the same
-        round, first epoch, parties and own party, every shuffle in), its own key still held."""
+        """Whether this client followed every message of the chain of the deck `msg` would
+        deal: it followed the last round's deal of that first epoch from its start, with the
+        same parties and its own key (so whatever the host sent of that deck, it has)."""
         last = self.mental
-        return (last is not None and not self._lost and last.round_no == number - 1
+        return (last is not None and not last.blind and not self._lost
+                and not self._handing_over.is_set() and last.round_no == number - 1
                 and last.next is not None and last.next.first_epoch == msg.epoch
                 and last.next.party == party
-                and last.next.parties == tuple(sorted(set(parties)))
-                and last.prepared_digest(checked=False) is not None)
+                and last.next.parties == tuple(sorted(set(parties))))
 
     def _party(self, parties: list[int] | tuple[int, ...]) -> int:
         me = self.my_seat

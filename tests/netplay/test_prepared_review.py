@@ -10,6 +10,7 @@ real messages dropped as already seen)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -26,8 +27,16 @@ from netplay.table.host import Host, HostConfig
 from tests.netplay.test_prepared_table import LyingHost, run_table, until, zodiak_host
 
 
-async def eager_bot(session: RemoteSession, seed: int) -> None:
-    """Play the seat with greedy as soon as it is its turn."""
+def all_but_the_bots_shuffled(play: MentalPlay) -> bool:
+    """Whether every person has shuffled the next round's deck (the host's bots shuffle last)."""
+    nxt = play.next
+    return (nxt is not None and bool(nxt.decks)
+            and nxt.decks[nxt.first_epoch].steps_done >= len(nxt.parties) - 1)
+
+
+async def eager_bot(session: RemoteSession, seed: int,
+                    until_ready: Callable[[MentalPlay], bool] | None = None) -> None:
+    """Play the seat with greedy as soon as it is its turn (and `until_ready` holds)."""
     bot = make_bot("greedy", seed)
     await session.set_ready(True)
     while not session.closed and session.result is None:
@@ -36,9 +45,41 @@ async def eager_bot(session: RemoteSession, seed: int) -> None:
             session.queue.get_nowait()
         play, view, me = session.mental, session.view, session.my_seat
         if (play is None or view is None or view.round_over or view.turn != me or play.moves
-                or me not in play.my_seats()):
+                or me not in play.my_seats()
+                or (until_ready is not None and not until_ready(play))):
             continue
         await session.submit(bot.choose(view.view(me)))
+
+
+async def run_people(host: Host, rounds: int,
+                     until_ready: Callable[[MentalPlay], bool] | None = None
+                     ) -> tuple[list[str], list[list[str]]]:
+    """Two people (`eager_bot`) and the host's bot play until round `rounds` is dealt and
+    played on (or a client records a fault): the host's events, each person's faults."""
+    events: list[str] = []
+    host.on_event = events.append
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
+              for i in range(2)]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for i, person in enumerate(people):
+            await person.start()
+            await person.wait_seated()
+            tasks.append(asyncio.create_task(eager_bot(person, i, until_ready)))
+        await until(lambda: host.round_number >= rounds and host.state is not None
+                    and len(host.state.history) >= 2, f"round {rounds} played")
+        return list(events), [list(person.failures) for person in people]
+    finally:
+        for task in tasks:
+            task.cancel()
+        for session in people:
+            await session.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
 
 
 class LateKeyHost(Host):
@@ -121,6 +162,30 @@ async def test_a_deck_named_by_a_digest_a_seat_did_not_compute_is_blamed_on_the_
     and shows a failed check blaming the host, which could otherwise deal every person out of
     every other round, their cards shown to its bots, with no client ever seeing it lie."""
     events, faults, _ = await run_table(zodiak_host(LyingHost), rounds=3)
+    assert any(line.startswith("round 2 voided (seat ") for line in events)
+    for seat_faults in faults:
+        assert seat_faults and all(
+            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+
+
+class WithholdingHost(Host):
+    """Never sends its bots' shuffle of the next round's deck (the last of its chain), yet
+    names that deck, checked on its own, by its true digest."""
+
+    async def _mental_flush(self) -> None:
+        play = self.mental
+        if play is not None:
+            play.outbox = [m for m in play.outbox if not (
+                m["t"] == "mp_shuffle" and m["round"] == play.round_no + 1)]
+        await super()._mental_flush()
+
+
+async def test_a_deck_named_before_its_whole_chain_was_sent_is_blamed_on_the_host() -> None:
+    """The host deals round 2 from a deck whose last shuffle it never sent: no person's client
+    can follow it (each says mp_lost and is dealt out), and each, having followed all of
+    round 1's chain, blames the host."""
+    events, faults = await run_people(zodiak_host(WithholdingHost), 3, all_but_the_bots_shuffled)
+    assert "round 2 dealing by mental poker from the deck shuffled during round 1" in events
     assert any(line.startswith("round 2 voided (seat ") for line in events)
     for seat_faults in faults:
         assert seat_faults and all(
