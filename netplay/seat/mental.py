@@ -101,15 +101,16 @@ class SeatMental(SeatState):
         party = self._party(parties)
         prepared = self._prepared(msg, number, party, parties)
         if msg.prepared is not None and prepared is None:
-            if self._saw_prepared(msg, number, party, parties):
-                # This client followed every message of that deck's chain: an honest host
-                # names a deck only once its whole chain is sent, and by the digest of what
-                # it sent. Another digest (or a chain not all sent) deals this seat out of the
-                # round (its cards to the host's bots) without waiting for it to be away.
+            if self._followed_last_round(number):
+                # This client has every message of that deck's chain: an honest host names a
+                # deck only once its whole chain is sent, by the digest and first epoch of what
+                # it sent, for the same parties. Anything else (a chain not all sent) deals
+                # this seat out of the round (its cards to the host's bots) without waiting
+                # for it to be away.
                 self._fault(FairnessError(DEALER, f"named round {number}'s deck by a digest"
-                                          " that is not of the deck shuffled during round"
-                                          f" {number - 1} in its chain, which this client"
-                                          " followed"))
+                                          " (or first epoch, or parties) that is not of the"
+                                          f" deck shuffled during round {number - 1} in its"
+                                          " chain, which this client followed"))
             # The deal is of the deck shuffled during the last round, and this client did not
             # see that deck shuffled (it came in since, or missed that round's chain).
             self._mental_start(MentalPlay(self.game, self.table, number, party, tuple(parties),
@@ -139,17 +140,13 @@ class SeatMental(SeatState):
             return None
         return last.next if last.prepared_digest(checked=False) == msg.prepared else None
 
-    def _saw_prepared(self, msg: Deal, number: int, party: int,
-                      parties: list[int] | tuple[int, ...]) -> bool:
-        """Whether this client followed every message of the chain of the deck `msg` would
-        deal: it followed the last round's deal of that first epoch from its start, with the
-        same parties and its own key (so whatever the host sent of that deck, it has)."""
+    def _followed_last_round(self, number: int) -> bool:
+        """Whether this client followed the last round's deal in play (its latest deal or
+        void) from its start with its own key: it then has every message the host sent of
+        the deck prepared during it, of the same first epoch and parties as the host's."""
         last = self.mental
         return (last is not None and not last.blind and not self._lost
-                and not self._handing_over.is_set() and last.round_no == number - 1
-                and last.next is not None and last.next.first_epoch == msg.epoch
-                and last.next.party == party
-                and last.next.parties == tuple(sorted(set(parties))))
+                and not self._handing_over.is_set() and last.round_no == number - 1)
 
     def _party(self, parties: list[int] | tuple[int, ...]) -> int:
         me = self.my_seat

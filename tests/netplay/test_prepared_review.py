@@ -190,3 +190,22 @@ async def test_a_deck_named_before_its_whole_chain_was_sent_is_blamed_on_the_hos
     for seat_faults in faults:
         assert seat_faults and all(
             f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+
+
+class EpochlessHost(Host):
+    """Names round 2's deck by its true digest, but leaves out the deck's first epoch."""
+
+    async def _broadcast(self, t: str, **fields: Any) -> None:
+        if t == "deal" and fields.get("round") == 2 and "prepared" in fields:
+            fields.pop("epoch")
+        await super()._broadcast(t, **fields)
+
+
+async def test_a_deck_named_without_its_first_epoch_is_blamed_on_the_host() -> None:
+    """A `deal` that names a prepared deck and not its first epoch cannot be followed (each
+    client says mp_lost), and each client that followed round 1 blames the host for it."""
+    events, faults, _ = await run_table(zodiak_host(EpochlessHost), rounds=3)
+    assert any(line.startswith("round 2 voided (seat ") for line in events)
+    for seat_faults in faults:
+        assert seat_faults and all(
+            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
