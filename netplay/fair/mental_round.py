@@ -165,7 +165,20 @@ class MentalRound:
                 raise FairnessError(LOCAL, f"{owner!r} is no party of this round")
         first = len(dealt)
         dealt.extend(owners)
+        for position in range(first, len(dealt)):
+            self._open_alone(epoch, position)
         return list(range(first, len(dealt)))
+
+    def _open_alone(self, epoch: int, position: int) -> None:
+        """Open a card dealt to the only party of the round, when this party holds its key:
+        no other party's share is to come for it (a deal left with the host's bots alone, all
+        the people dealt out), so it opens with that key alone."""
+        owner = self.owners[epoch][position]
+        if not isinstance(owner, int) or set(self.parties) != {owner}:
+            return
+        key = self.key if owner == self.party else self.adopted.get(owner)
+        if key is not None:
+            self.known[(epoch, position)] = self.decks[epoch].open(position, {}, own=(owner, key))
 
     def shares_message(
         self, epoch: int, positions: Sequence[int], party: int | None = None

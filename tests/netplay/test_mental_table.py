@@ -9,6 +9,7 @@ import asyncio
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
+from netplay.session.events import Notice, RoundStarted
 from netplay.table.host import Host, HostConfig
 
 
@@ -64,7 +65,15 @@ async def voided_by_a_lying_host(away: list[int], times: int) -> tuple[list[str]
         await until(lambda: me.failures or me.mental is not None and me.mental.first_epoch
                     >= times and me.view is not None, "the void followed or refused")
         await asyncio.sleep(0.5)  # what else the void brings
-        return list(me.failures), me.mental is None and me.view is None
+        # Refused: once the failed check is shown, no deal of round 1 is (a deal left with the
+        # host's bots alone is played on meanwhile, and the client follows the next round).
+        failed = shown = False
+        while not me.queue.empty():
+            event = me.queue.get_nowait()
+            failed = failed or isinstance(event, Notice) and event.text.startswith(
+                "check failed")
+            shown = shown or failed and isinstance(event, RoundStarted) and event.number == 1
+        return list(me.failures), failed and not shown
     finally:
         await me.close()
         serving.cancel()

@@ -1,6 +1,7 @@
 """Prepared decks under attack (FAIRNESS.md A8, "Prepared deck"; PROTOCOL.md G9): what a seat
 signs for the next round's deck during this one, and what a host names in a deal, checked at
-a real table (a relay, a mental-poker host and people's clients on 127.0.0.1 in this process).
+a real table (a relay, a mental-poker host and people's clients on 127.0.0.1 in this process);
+and a deal a wrong digest can leave with the host's bots alone.
 
 A message of the next round's deck is signed in this round's chain: when the host moves on to
 the next round while such a message waits for its turn, it is of a round that is over, never
@@ -16,7 +17,8 @@ from typing import Any
 import pytest
 
 from engine.bots import make_bot
-from netplay.fair.context import ProofContext
+from engine.games import game_named
+from netplay.fair.context import BOT_PARTY, ProofContext
 from netplay.fair.keys import RoundKey
 from netplay.fair.mental_play import MentalPlay
 from netplay.protocol import pack
@@ -209,3 +211,54 @@ async def test_a_deck_named_without_its_first_epoch_is_blamed_on_the_host() -> N
     for seat_faults in faults:
         assert seat_faults and all(
             f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+
+
+class AllOutHost(LyingHost):
+    """Misnames round 2's deck, then at once voids that deal naming every person as gone."""
+
+    voided: list[tuple[int, ...]]
+
+    async def _mental_deal(self, number: int) -> None:
+        await super()._mental_deal(number)
+        if number == 2:
+            play = self.mental
+            assert play is not None and play.prepared is not None
+            await self._mental_void([0, 1], "a lie")
+            assert self.mental is not None
+            self.voided.append(self.mental.seat_parties)
+
+
+async def test_a_misnamed_deck_lets_a_host_deal_every_person_out_at_once_but_it_is_blamed(
+        ) -> None:
+    """What a wrong digest allows (FAIRNESS.md A8, "Not guaranteed"): every person's client
+    holds no key of the named deck, so each takes a void naming it as gone, and the host's
+    bots play every seat of that round (seeing every hand) at once; each client shows that
+    the host named a deck it did not shuffle."""
+    host = zodiak_host(AllOutHost)
+    host.voided = []
+    events, faults, _ = await run_table(host, rounds=3)
+    assert host.voided == [(255, 255, 255)]
+    assert any(line.startswith("round 2 voided (a lie)") for line in events)
+    for seat_faults in faults:
+        assert seat_faults and all(
+            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+
+
+@pytest.mark.parametrize(("game", "players"), [("zodiak", 3), ("hekata", 2)])
+def test_a_deal_left_with_the_bots_key_alone_is_played_to_its_end(game: str, players: int) -> None:
+    """Every person dealt out (a void naming them all, or all away at the deal): the host's
+    bots' key is the only party, so no other share ever comes for its cards; they open with
+    that key alone and the round is played to its end, not waited on for ever."""
+    rules = game_named(game)
+    play = MentalPlay(game, "table-9f", 2, BOT_PARTY, (BOT_PARTY,) * players,
+                      rules.signs_for([None] * players), 0, (0,) * rules.sides(players),
+                      first_epoch=1, defer_checks=True)
+    bot = make_bot("greedy", 1)
+    for _ in range(500):
+        if play.checks_due():
+            play.check()
+        play.drain()
+        if play.state is None or play.state.round_over:
+            break
+        play.play(bot.choose(play.state.view(play.state.turn)))
+    assert play.state is not None and play.state.round_over and play.settled()
