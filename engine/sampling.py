@@ -46,7 +46,9 @@ from engine.reading import (
 )
 
 STOCK = -1  # the owner of the stock's slots
-PARTICLES = 32  # deals refined once per view by engine.reading; 0: no whole-history reading
+# Deals refined once per view by engine.reading, with three or more players (0: read only the
+# runs since each opponent last drew, as with two players, whose figure was measured so).
+PARTICLES = 32
 REFINE_STEPS = 60  # swaps tried per particle
 DEAL_TRIES = 10  # deals tried for one that explains the opponents' runs: bounds the sampling's cost
 
@@ -235,7 +237,7 @@ class ZodiakBelief:
         played its runs since it last drew (at most `DEAL_TRIES`; else the deal that
         explained most of them before one it could not).
         """
-        if self.past_runs and PARTICLES:
+        if self.past_runs and PARTICLES and self.view.players > 2:
             return self._from_particles(rng)
         best: FastZodiak | None = None
         most = -1
