@@ -10,12 +10,16 @@ reshuffle) and deals each pool's cards only into that pool's slots.
 Moves say something too, read as a player who sheds all it can (the greedy bot,
 always) makes them, though RULES 1.3 allows other play: such a player draws only
 when nothing in hand may start a run, meets a pending ace with an ace when it
-holds one, and stops a run only when nothing in hand may follow. So the cards an
-opponent held when it drew, or kept after a run, are taken to be none of those
-(`excluded` slots), until that opponent plays a card that contradicts it: from
-then on its moves are taken to prove nothing. Its runs since it last drew say
-more: a deal must give it a hand (with those runs' cards back in it) from which
-greedy would have chosen them, or `sample` tries another (`DEAL_TRIES`).
+holds one, and stops a run only when nothing in hand may follow. So each hidden
+card an opponent holds is a *slot* (engine.reading.HiddenSlots) that remembers
+the draw that filled it and the cards it cannot be (those it would have played
+when the opponent later drew instead), until that opponent plays a card that
+contradicts it: from then on its moves are taken to prove nothing. Its runs,
+over the whole round, say more: greedy must have chosen each from the hand it
+held then. `sample` deals `PARTICLES` deals once per view, each refined by
+engine.reading towards one that explains those runs, and hands them out with
+fresh stock orders; with `PARTICLES` 0 it reads only the runs since each
+opponent last drew, trying up to `DEAL_TRIES` deals.
 
 Hekata (RULES 2.6): every card played stays in view (on the table or in a
 taken trick), so the hidden cards are the deck less the seat's hand, the table
@@ -30,22 +34,22 @@ from collections import Counter, defaultdict
 from engine import hekata, zodiak
 from engine.cards import Card, french_deck, hekata_deck
 from engine.fast_greedy import greedy_would_play, matching_mask
-from engine.playout import (
-    ACES,
-    EIGHTS,
-    FOLLOW,
-    RANK,
-    RANK_MASK,
-    SUIT,
-    SUIT_MASK,
-    FastHekata,
-    FastMove,
-    FastZodiak,
-    card_index,
-    from_engine_move,
+from engine.playout import FastHekata, FastMove, FastZodiak, card_index, from_engine_move
+from engine.reading import (
+    HiddenSlots,
+    PastRun,
+    Slot,
+    could_start,
+    held_for_sure,
+    left_unplayed,
+    refine,
 )
 
 STOCK = -1  # the owner of the stock's slots
+# Deals refined once per view by engine.reading, with three or more players (0: read only the
+# runs since each opponent last drew, as with two players, whose figure was measured so).
+PARTICLES = 32
+REFINE_STEPS = 60  # swaps tried per particle
 DEAL_TRIES = 10  # deals tried for one that explains the opponents' runs: bounds the sampling's cost
 
 
@@ -62,11 +66,16 @@ class ZodiakBelief:
         self.slots: dict[tuple[int, int], int] = {}
         self.pools: dict[int, list[Card]] = {}
         self.unknown_top_pool: int | None = None
-        # (owner, pool, mask): one hidden slot of `owner` that holds none of the mask's cards.
-        self.excluded: list[tuple[int, int, int]] = []
         # (seat, the cards it held then besides its hand now, run, matching mask, zodiac card,
         # threat): each run an opponent played since it last drew, as greedy must have chosen it.
         self.greedy_runs: list[tuple[int, int, FastMove, int, int, bool]] = []
+        # Every hidden slot, opponents' most restricted first: (owner, pool, mask, the history
+        # index of the draw that filled it, -1 for the deal).
+        self.hidden_slots: list[tuple[int, int, int, int]] = []
+        # Each greedy-read opponent's readable runs over the whole round (engine.reading).
+        self.past_runs: dict[int, list[PastRun]] = {}
+        self._particles: list[tuple[list[int], list[int]]] | None = None
+        self.fewest = 0  # the runs the particles kept still contradict
         # The same as ints, made by the first `sample`: (own hand, top, under, zodiac cards, suit).
         self._int_pools: dict[int, list[int]] = {}
         self._fixed: tuple[int, int, list[int], list[int], int] | None = None
@@ -80,8 +89,10 @@ class ZodiakBelief:
         self.slots[(STOCK, 0)] = len(view.stock)
         self.pools = {0: list(self.hidden)}
         self.unknown_top_pool = None
-        self.excluded = []
         self.greedy_runs = []
+        self.hidden_slots = [(owner, 0, 0, -1) for (owner, _pool), count in self.slots.items()
+                             for _ in range(count)]
+        self.past_runs = {}
 
     def _replay(self) -> bool:
         """Follow the history from the deal; False when it does not add up to the view."""
@@ -102,7 +113,7 @@ class ZodiakBelief:
         pile: list[Card | None] = [view.pile[0] if top_known else None]
         pool_of: dict[Card, int] = {}
         owned: list[Counter[int]] = [Counter({0: start[s]}) for s in range(n)]
-        held = [_Slots(start[s]) for s in range(n)]
+        held = [HiddenSlots(start[s]) for s in range(n)]
         current, pools_made, unknown_top_pool = 0, 0, None
         declared: str | None = None
         penalty_from_ace = forced = False  # a pending ace; a pending zodiac card (no defence)
@@ -110,16 +121,24 @@ class ZodiakBelief:
         # Per seat, its runs since it last drew: (run, matching mask, threat, readable: no
         # penalty was pending and the top it went on is known).
         runs_since_draw: list[list[tuple[FastMove, int, bool, bool]]] = [[] for _ in range(n)]
-        for effect in view.history:
+        # Per seat: (card, history index) of every card it played; (history index, run, matching
+        # mask, threat) of every readable run; the history index of every draw.
+        played_cards: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        readable_runs: list[list[tuple[int, FastMove, int, bool]]] = [[] for _ in range(n)]
+        draws_at: list[list[int]] = [[] for _ in range(n)]
+        for at, effect in enumerate(view.history):
             seat = effect.seat
             if isinstance(effect.move, zodiak.Run):
                 cards = effect.move.cards
                 top = pile[-1]
                 matching = -1 if top is None or penalty_from_ace or forced else matching_mask(
                     card_index(top), "SHDC".index(declared) if declared else -1)
-                runs_since_draw[seat].append((from_engine_move(effect.move), matching,
-                                              sizes[(seat + 1) % n] <= 2, matching >= 0))
+                threat = sizes[(seat + 1) % n] <= 2
+                runs_since_draw[seat].append((from_engine_move(effect.move), matching, threat,
+                                              matching >= 0))
                 sizes[seat] -= len(cards)
+                if matching >= 0:
+                    readable_runs[seat].append((at, from_engine_move(effect.move), matching, threat))
                 for card in cards:
                     if seat != me:
                         pool = pool_of.pop(card, 0)
@@ -130,17 +149,20 @@ class ZodiakBelief:
                             return False
                         owned[seat][pool] -= 1
                         held[seat].play(pool, card_index(card))
+                        played_cards[seat].append((1 << card_index(card), at))
                     pile.append(card)
                 if seat != me:
-                    held[seat].exclude(_left_unplayed(cards, pile[-len(cards) - 1], declared,
+                    held[seat].exclude(left_unplayed(cards, pile[-len(cards) - 1], declared,
                                                       view.zodiac_card(seat)))
                 declared = effect.move.declared
                 penalty_from_ace = len(cards) == 1 and cards[0].rank == 1
                 forced = len(cards) == 1 and cards[0] == view.zodiac_card(seat)
                 continue
-            if seat != me and not forced:
-                held[seat].exclude(_could_start(pile[-1], declared, penalty_from_ace))
+            forbidden = 0 if forced else could_start(pile[-1], declared, penalty_from_ace)
+            if seat != me:
+                held[seat].exclude(forbidden)
             penalty_from_ace = forced = False
+            draws_at[seat].append(at)
             count = len(effect.drawn)
             sizes[seat] += count
             runs_since_draw[seat] = []
@@ -170,7 +192,7 @@ class ZodiakBelief:
                     pool_of.pop(got, None)
                 else:
                     owned[seat][pool] += 1
-                    held[seat].draw(pool)
+                    held[seat].draw(pool, at)
         if stock_size != len(view.stock) or [x for x in pile if x is not None] != view.pile:
             return False
         if any(sum(owned[s].values()) != len(view.hands[s]) for s in range(n) if s != me):
@@ -183,9 +205,18 @@ class ZodiakBelief:
             pools[pool_of.get(card, 0)].append(card)
         self.pools = dict(pools)
         self.unknown_top_pool = unknown_top_pool
-        self.excluded = sorted(((s, pool, mask) for s in range(n) if s != me
-                                for pool, mask in held[s].slots if mask),
-                               key=lambda slot: -slot[2].bit_count())
+        self.hidden_slots = sorted(((s, pool, mask, acquired) for s in range(n) if s != me
+                                    for pool, mask, acquired in held[s].slots),
+                                   key=lambda slot: -slot[2].bit_count())
+        self.hidden_slots += [(STOCK, current, 0, -1)] * stock_size
+        self.past_runs = {}
+        for s in range(n):
+            if s != me and held[s].trusted and readable_runs[s]:
+                zodiac_card = card_index(view.zodiac_card(s))
+                self.past_runs[s] = [
+                    PastRun(at, move, held_for_sure(played_cards[s], draws_at[s], at),
+                            matching, zodiac_card, threat)
+                    for at, move, matching, threat in readable_runs[s]]
         self.greedy_runs = []
         for s in range(n):
             if s == me or not held[s].trusted:
@@ -206,6 +237,8 @@ class ZodiakBelief:
         played its runs since it last drew (at most `DEAL_TRIES`; else the deal that
         explained most of them before one it could not).
         """
+        if self.past_runs and PARTICLES and self.view.players > 2:
+            return self._from_particles(rng)
         best: FastZodiak | None = None
         most = -1
         for _ in range(DEAL_TRIES if self.greedy_runs else 1):
@@ -218,6 +251,21 @@ class ZodiakBelief:
         assert best is not None
         return best
 
+    def _from_particles(self, rng: random.Random) -> FastZodiak:
+        """A deal from the particles, made at the first call: `PARTICLES` deals, each refined
+        (engine.reading) towards one in which greedy would have played every opponent's runs
+        over the whole round; those that contradict fewest runs are kept."""
+        if self._particles is None:
+            made = []
+            for _ in range(PARTICLES):
+                slots = self._deal_slots(rng)
+                bad = refine(slots, self.past_runs, rng, REFINE_STEPS)
+                made.append((bad, self._hands_and_stock(slots)))
+            self.fewest = min(bad for bad, _ in made)
+            self._particles = [deal for bad, deal in made if bad == self.fewest]
+        hands, stock = self._particles[rng.randrange(len(self._particles))]
+        return self._world(hands, stock, rng)
+
     def explained(self, hands: list[int]) -> int:
         """How many of the opponents' runs, in order, greedy would have played with these hands
         before the first it would not."""
@@ -228,10 +276,14 @@ class ZodiakBelief:
 
     def _deal(self, rng: random.Random) -> FastZodiak:
         """One deal of the hidden cards that respects the pools and the excluded slots."""
+        hands, stock = self._hands_and_stock(self._deal_slots(rng))
+        return self._world(hands, stock, rng)
+
+    def _deal_slots(self, rng: random.Random) -> list[Slot]:
+        """Every hidden slot with a card dealt to it, respecting the pools and each slot's mask
+        (the most restricted slots are dealt first)."""
         if self._fixed is None:
             self._prepare()
-        assert self._fixed is not None
-        hand, top, under, zodiac_cards, declared = self._fixed
         pools = {p: list(cards) for p, cards in self._int_pools.items()}
         if self.unknown_top_pool is not None and pools.get(0):
             never_seen = pools[0]
@@ -239,40 +291,51 @@ class ZodiakBelief:
             pools.setdefault(self.unknown_top_pool, []).append(first_top)
         for cards in pools.values():
             rng.shuffle(cards)
-        dealt: dict[int, list[int]] = defaultdict(list)
-        left = dict(self.slots)
-        for owner, pool, mask in self.excluded:  # most restricted first
-            cards = pools.get(pool, [])
+        slots = [Slot(owner, pool, mask, acquired) for owner, pool, mask, acquired
+                 in self.hidden_slots]
+        empty: list[Slot] = []
+        for slot in slots:
+            cards = pools.get(slot.pool, [])
             for at in range(len(cards) - 1, -1, -1):
-                if not mask >> cards[at] & 1:
-                    dealt[owner].append(cards.pop(at))
-                    left[(owner, pool)] -= 1
+                if not slot.forbidden >> cards[at] & 1:
+                    slot.card = 1 << cards.pop(at)
                     break
-        spare_slots: list[int] = []
-        for (owner, pool), count in left.items():
-            cards = pools.get(pool, [])
-            take = min(count, len(cards))
-            dealt[owner].extend(cards[len(cards) - take:])
-            del cards[len(cards) - take:]
-            spare_slots += [owner] * (count - take)
-        # Whatever does not fit its pool (a view the history cannot fully explain) goes anywhere.
-        spare_cards = [c for cards in pools.values() for c in cards]
-        rng.shuffle(spare_cards)
-        for owner, card in zip(spare_slots, spare_cards):
-            dealt[owner].append(card)
-        hands = []
-        for s in range(len(zodiac_cards)):
-            mask = 0
-            if s == self.seat:
-                mask = hand
             else:
-                for c in dealt[s]:
-                    mask |= 1 << c
-            hands.append(mask)
-        stock = dealt[STOCK]
+                if cards:  # no card fits the mask: the history cannot be read as greedy's
+                    slot.card, slot.forbidden = 1 << cards.pop(), 0
+                else:
+                    empty.append(slot)
+        # Whatever does not fit its pool or mask (a view the history cannot fully explain) goes
+        # anywhere, in a pool of its own.
+        spare = [c for cards in pools.values() for c in cards]
+        rng.shuffle(spare)
+        for slot, card in zip(empty, spare):
+            slot.card, slot.pool, slot.forbidden = 1 << card, -1, 0
+        return slots
+
+    def _hands_and_stock(self, slots: list[Slot]) -> tuple[list[int], list[int]]:
+        """The hands (masks, the seat's own too) and the stock (cards) of dealt slots."""
+        if self._fixed is None:
+            self._prepare()
+        assert self._fixed is not None
+        hands = [0] * self.view.players
+        hands[self.seat] = self._fixed[0]
+        stock = []
+        for slot in slots:
+            if slot.owner == STOCK:
+                stock.append(slot.card.bit_length() - 1)
+            else:
+                hands[slot.owner] |= slot.card
+        return hands, stock
+
+    def _world(self, hands: list[int], stock: list[int], rng: random.Random) -> FastZodiak:
+        """The fast round of a deal, its stock shuffled."""
+        assert self._fixed is not None
+        _hand, top, under, zodiac_cards, declared = self._fixed
+        stock = list(stock)
         rng.shuffle(stock)
         view = self.view
-        fast = FastZodiak(hands, top, list(under), stock, zodiac_cards, self.seat, rng)
+        fast = FastZodiak(list(hands), top, list(under), stock, zodiac_cards, self.seat, rng)
         fast.declared = declared
         fast.penalty, fast.from_ace = view.penalty, view.penalty_from_ace
         fast.winner = -1 if view.winner is None else view.winner
@@ -290,65 +353,6 @@ class ZodiakBelief:
         self._fixed = (hand, card_index(view.top), [card_index(c) for c in view.pile[:-1]],
                        [card_index(view.zodiac_card(s)) for s in range(view.players)],
                        "SHDC".index(view.declared) if view.declared else -1)
-
-
-def _could_start(top: Card | None, declared: str | None, penalty_from_ace: bool) -> int:
-    """The cards that could have begun a run when a player drew instead (0: not known)."""
-    if penalty_from_ace:
-        return ACES
-    if top is None:
-        return 0
-    if declared is not None:
-        return SUIT_MASK["SHDC".index(declared)] | EIGHTS
-    top_index = card_index(top)
-    return SUIT_MASK[SUIT[top_index]] | RANK_MASK[RANK[top_index]] | EIGHTS
-
-
-def _left_unplayed(cards: tuple[Card, ...], top: Card | None, declared: str | None,
-                   zodiac_card: Card) -> int:
-    """The cards a player who shed as much as it could cannot have kept after playing `cards`.
-
-    Every card added to a run sheds one more, so such a player stops a run only when no card
-    in hand may follow its last card (RULES 1.3), and plays a lone wild eight only when nothing
-    else could start a run. A lone ace or zodiac card is played for its effect and says nothing.
-    """
-    first = cards[0]
-    if len(cards) == 1 and (first.rank == 1 or first == zodiac_card):
-        return 0
-    if len(cards) == 1 and first.rank == 8:
-        return _could_start(top, declared, False) & ~EIGHTS
-    return FOLLOW[card_index(cards[-1])]
-
-
-class _Slots:
-    """One opponent's hidden slots as [pool, mask of cards the slot cannot hold]."""
-
-    def __init__(self, count: int) -> None:
-        self.slots = [[0, 0] for _ in range(count)]
-        self.trusted = True  # False once a play contradicts what a draw implied
-
-    def exclude(self, mask: int) -> None:
-        """The player drew rather than play: no slot it holds now holds a card of `mask`."""
-        if self.trusted:
-            for slot in self.slots:
-                slot[1] |= mask
-
-    def draw(self, pool: int) -> None:
-        """A slot drawn from `pool`: it may hold anything there."""
-        self.slots.append([pool, 0])
-
-    def play(self, pool: int, card: int) -> None:
-        """Free a slot of `pool` that may have held `card` (the most restricted one, so that the
-        slots left restrict no more than the history proves)."""
-        fits = [slot for slot in self.slots if slot[0] == pool and not slot[1] >> card & 1]
-        if not fits:
-            self.trusted = False  # it drew while holding a card it could play
-            for slot in self.slots:
-                slot[1] = 0
-            fits = [slot for slot in self.slots if slot[0] == pool]
-            if not fits:
-                return
-        self.slots.remove(max(fits, key=lambda slot: slot[1].bit_count()))
 
 
 class HekataBelief:
