@@ -195,7 +195,7 @@ class HostMental(TableState):
             self.moves_made += 1
             self.deal_moves += 1
         if lost:  # its process started again without its round key: the deal cannot go on
-            await self._locked_void([index], f"seat {index} lost its round key")
+            await self._locked_void([index], f"seat {index} lost its round key", play)
             return
         await self._mental_flush()
         await self._mental_check()
@@ -213,13 +213,19 @@ class HostMental(TableState):
         except FairnessError as exc:
             cheats = [i for i, party in enumerate(play.seat_parties) if party == exc.blamed]
             why = f"party {exc.blamed}'s shuffle failed its check: {exc.reason}"
-            await (self._mental_void if locked else self._locked_void)(cheats, why)
+            if locked:
+                await self._mental_void(cheats, why)
+            else:
+                await self._locked_void(cheats, why, play)
             return
         await self._mental_flush()
 
-    async def _locked_void(self, seats: Collection[int], why: str) -> None:
+    async def _locked_void(self, seats: Collection[int], why: str, deal: MentalPlay) -> None:
+        """Void `deal` once the game lock is held, unless another deal (the next round's, or
+        one made again) took its place meanwhile: a void is of the deal it was found in."""
         async with self._game_lock:
-            await self._mental_void(seats, why)
+            if self.mental is deal:
+                await self._mental_void(seats, why)
 
     def _adopt(self, index: int, sealed: bytes) -> None:
         """Take over a leaving person's round key (mp_handover); the bots play the seat."""
@@ -281,12 +287,13 @@ class HostMental(TableState):
     async def _mental_watch(self) -> None:
         """Void a deal that waits for someone who is gone (run alongside the play loop)."""
         while not self.finished:
+            deal = self.mental
             try:
                 seats, why = self._overdue(time.monotonic())
             except FairnessError:
                 seats, why = [], ""
-            if seats:
-                await self._locked_void(seats, why)
+            if seats and deal is not None:
+                await self._locked_void(seats, why, deal)
             await asyncio.sleep(WATCH_SECONDS)
 
     async def _mental_resume(self, epoch: int) -> None:

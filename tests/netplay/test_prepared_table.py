@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Callable
 
 from engine.bots import make_bot
+from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import MentalRound
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
@@ -119,3 +120,37 @@ async def test_a_deck_a_seat_never_saw_shuffled_deals_that_seat_out_and_play_goe
                for line in events)
     assert all(f.startswith("the dealer: named round 2's deck by a digest")
                for seat_faults in faults for f in seat_faults)
+
+
+class RecordingHost(Host):
+    """Keeps every deal it makes, and voids the first one once the next round is dealt, as its
+    away-time watcher would if its void had waited for the game lock across the round's end."""
+
+    deals: list[MentalPlay]
+    stale_void_done = False
+
+    def _mental_play(self, number: int, first_epoch: int,
+                     prepared: MentalRound | None = None) -> MentalPlay:
+        play = super()._mental_play(number, first_epoch, prepared)
+        self.deals = [*getattr(self, "deals", []), play]
+        return play
+
+    async def _mental_deal(self, number: int) -> None:
+        await super()._mental_deal(number)
+        if number == 2:
+            self._spawn(self._stale_void())
+
+    async def _stale_void(self) -> None:
+        await self._locked_void([0], "a void found in round 1", self.deals[0])
+        self.stale_void_done = True
+
+
+async def test_a_void_found_in_one_deal_never_lands_on_the_next() -> None:
+    """A void worked out for round 1's deal that gets the game lock only after round 2 is
+    dealt does nothing: it is of the deal it was found in (netplay/table/mental.py)."""
+    host = zodiak_host(RecordingHost)
+    events, faults, _ = await run_table(host, rounds=3)
+    assert isinstance(host, RecordingHost) and host.stale_void_done
+    assert host.deals[0].round_no == 1 and host.mental is not host.deals[0]
+    assert not any("voided" in line for line in events)
+    assert faults == [[], []]
