@@ -61,7 +61,8 @@ async def voided_by_a_lying_host(away: list[int], times: int) -> tuple[list[str]
         await me.wait_seated()
         await until(lambda: me.view is not None, "round 1 dealt")
         for _ in range(times):
-            await host._locked_void(away, "a lie")
+            assert host.mental is not None
+            await host._locked_void(away, "a lie", host.mental)
         await until(lambda: me.failures or me.mental is not None and me.mental.first_epoch
                     >= times and me.view is not None, "the void followed or refused")
         await asyncio.sleep(0.5)  # what else the void brings
