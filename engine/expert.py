@@ -79,11 +79,13 @@ class ExpertBot:
         # the first legal move: the highest card with its best trick.
         self.fallback = fallback
         self.last_playouts = 0
+        self._asked = 0.0
 
     def choose(self, view: Round) -> zodiak.ZodiakMove | hekata.HekataMove:
         """The legal move that did best in the search."""
         if view.turn is None:
             raise IllegalMove("the round is over: there is no move to choose")
+        self._asked = time.perf_counter()  # the reading of the view counts in the thinking time
         if isinstance(view, zodiak.ZodiakRound):
             return self._choose_zodiak(view)
         return self._choose_hekata(view)
@@ -145,7 +147,8 @@ class ExpertBot:
         Every move still in the running is played out on the same sampled world with the
         same random seed (common random numbers, so that two moves differ by what they do,
         not by the luck of the deal); after each stage the better half goes on. The playout
-        budget and the time are shared out equally among the stages. The `default` move
+        budget and the time (counted from `choose`, so the reading of the view takes its share)
+        are shared out equally among the stages. The `default` move
         (greedy's) always stays in, and the winner replaces it only when it did better on
         the same worlds by more than `confidence` standard errors: with few playouts the
         differences between moves are mostly noise, and then greedy's judgement is better.
@@ -153,7 +156,7 @@ class ExpertBot:
         self.last_playouts = 0
         if count == 1:
             return 0
-        began = time.perf_counter()
+        began = self._asked
         seconds = self.seconds if self.seconds is not None else math.inf
         budget = self.playouts if self.playouts is not None else 1 << 62
         totals = [0.0] * count
