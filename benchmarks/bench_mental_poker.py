@@ -1,6 +1,6 @@
 """CPU, latency and message sizes of mental-poker dealing (netplay/fair: docs/FAIRNESS.md).
 
-Run: python benchmarks/bench_mental_poker.py [repeats] [--no-net]
+Run: python benchmarks/bench_mental_poker.py [repeats] [--no-net] [--think SECONDS]
 
 For a 52-card (Zodiak) and a 50-card (Hekata) deck, and a 40-card deck for comparison: CPU per
 shuffle with its proof, per shuffle verification, per decryption share made and checked, per
@@ -17,8 +17,10 @@ shuffles and shares empty (netplay/fair/deck.py), as in a seat's own process.
 
 Then, on loopback with real sockets and processes: a `cardtui host --mental` host (in this
 process, with its relay) and four people's seats, each its own process running a greedy bot
-(`--seat`), play round 1 of a Zodiak match. Printed: the deal's time from the round's start (the
-host's `deal`) until the last seat has its cards open; each seat process's whole CPU for the
+that thinks `--think` seconds a move (0.3; people take longer), play rounds 1 and 2 of a Zodiak
+match. Printed: the deal's time from the round's start (the host's `deal`) until the last seat
+has its cards open, for round 1 (its own chain of shuffles) and round 2 (the deck shuffled
+during round 1, FAIRNESS.md A8 "Prepared deck"); each seat process's whole CPU for the
 round; the time from a seat's move to its own move coming back forwarded (one round trip), and
 from a draw to the drawn cards open; the largest message of each kind the host sent, against the
 relay's frame limit; and the load average, as the machine may be shared.
@@ -57,7 +59,7 @@ from netplay.protocol import inner, unpack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import RelayLimits, start_relay
 from netplay.seat.remote import RemoteSession
-from netplay.session.events import MoveMade, RoundEnded, RoundStarted
+from netplay.session.events import MoveMade, Notice, RoundEnded, RoundStarted
 from netplay.table.host import Host, HostConfig
 
 CONTEXT = ProofContext("bench-table-7c1d", 1, 0)
@@ -276,6 +278,8 @@ def client_round_ms(events: RoundEvents | None) -> float:
 # -- on loopback, with real processes and sockets ---------------------------------------
 
 SEATS = 4
+ROUNDS = 2  # round 1 is dealt by its own chain of shuffles, round 2 by the deck prepared in round 1
+THINK = 0.3  # seconds a seat takes to choose a move (a person takes longer: see --think)
 
 
 class TimedHost(Host):
@@ -299,21 +303,30 @@ class TimedSeat(RemoteSession):
         super()._on_mental_fwd(seat, wire)
 
 
-async def seat_main(url: str, out: Path) -> None:
-    """One person's seat played by a greedy bot until round 1 ends; its figures go to `out`."""
+async def seat_main(url: str, out: Path, think: float) -> None:
+    """One person's seat played by a greedy bot, `think` seconds a move as a person would take,
+    until round 2 ends; its figures go to `out`."""
     session = TimedSeat(game="", url=url, room=None, name=out.stem)
     session.echoes = []
     cpu_start = time.process_time()
     await session.start()
     await session.set_ready(True)
     bot = make_bot("greedy", hash(out.stem) & 0xFFFF)
-    figures: dict[str, Any] = {"plays": [], "draws": [], "echoes": []}
+    figures: dict[str, Any] = {"plays": [], "draws": [], "echoes": [], "round_started": {}}
     submitted: tuple[float, Any] | None = None
+    thinking: asyncio.Task[None] | None = None
+    ended = 0
     async for event in session.events():
-        if isinstance(event, RoundStarted) and event.number == 1:
-            figures["round_started"] = time.monotonic()
+        if isinstance(event, RoundStarted):
+            figures["round_started"][event.number] = time.monotonic()
+            if event.number == 1:
+                figures["cpu_ms"] = (time.process_time() - cpu_start) * 1000
         if isinstance(event, RoundEnded):
-            break
+            ended += 1
+            if ended == 1:
+                figures["round_cpu_ms"] = (time.process_time() - cpu_start) * 1000
+            if ended == ROUNDS:
+                break
         if isinstance(event, MoveMade) and submitted is not None and event.seat == session.my_seat:
             took = time.monotonic() - submitted[0]
             figures["draws" if isinstance(event.move, zodiak.Draw) else "plays"].append(took)
@@ -323,6 +336,13 @@ async def seat_main(url: str, out: Path) -> None:
                 or submitted is not None or not session.queue.empty()
                 or (session.mental is not None and session.mental.moves)):
             continue
+        if thinking is None:  # think as a person would, then look again
+            thinking = asyncio.create_task(asyncio.sleep(think))
+            thinking.add_done_callback(lambda _: session.queue.put_nowait(Notice("")))
+            continue
+        if not thinking.done():
+            continue
+        thinking = None
         move = bot.choose(view.view(session.my_seat))
         submitted = (time.monotonic(), move)
         echoes = len(session.echoes)
@@ -330,13 +350,13 @@ async def seat_main(url: str, out: Path) -> None:
         figures["echo_from"] = figures.get("echo_from", []) + [(submitted[0], echoes)]
     figures["echoes"] = [session.echoes[i] - t for t, i in figures.get("echo_from", [])
                          if i < len(session.echoes)]
-    figures["cpu_ms"] = (time.process_time() - cpu_start) * 1000
     out.write_text(json.dumps(figures))
     await session.close()
 
 
-async def net_figures() -> None:
-    """Round 1 of a four-person Zodiak match on loopback: deal time, round trips, sizes."""
+async def net_figures(think: float) -> None:
+    """Rounds 1 and 2 of a four-person Zodiak match on loopback: deal times, round trips,
+    sizes."""
     running = await start_relay("127.0.0.1", 0, single_room=True)
     url = f"ws://127.0.0.1:{running.port}/ws"
     conn = await RelayConnection.open_room(url)
@@ -348,7 +368,7 @@ async def net_figures() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         outs = [Path(tmp) / f"seat{i}.json" for i in range(SEATS)]
         procs = [await asyncio.create_subprocess_exec(sys.executable, __file__, "--seat", url,
-                                                      str(out)) for out in outs]
+                                                      str(out), str(think)) for out in outs]
         for proc in procs:
             await proc.wait()
         seats = [json.loads(out.read_text()) for out in outs]
@@ -363,16 +383,21 @@ async def net_figures() -> None:
     serving.cancel()
     await conn.close()
     await running.close()
-    deal = max(seat["round_started"] for seat in seats) - host.deal_started[1]
+    deals = [max(seat["round_started"][str(n)] for seat in seats) - host.deal_started[n]
+             for n in range(1, ROUNDS + 1)]
     plays = [t for seat in seats for t in seat["plays"]]
     draws = [t for seat in seats for t in seat["draws"]]
     echoes = [t for seat in seats for t in seat["echoes"]]
     print(f"loopback, {SEATS} seat processes and the host (load average before "
           f"{load[0]:.1f}, after {os.getloadavg()[0]:.1f}):")
-    print(f"  deal complete {deal * 1000:.0f} ms after the round's start (every seat's cards"
-          " open)")
-    print(f"  seat process CPU for its round (everything: crypto, engine, network, bot): median"
-          f" {statistics.median(seat['cpu_ms'] for seat in seats):.0f} ms")
+    print(f"  deal complete (every seat's cards open) after the round's start: round 1"
+          f" {deals[0] * 1000:.0f} ms (its own chain of shuffles); round 2"
+          f" {deals[1] * 1000:.0f} ms (the deck shuffled during round 1); people think"
+          f" {think:g} s a move")
+    print(f"  seat process CPU (everything: crypto, engine, network, bot): until round 1 is"
+          f" dealt, median {statistics.median(seat['cpu_ms'] for seat in seats):.0f} ms;"
+          f" round 1 with round 2's deck, median"
+          f" {statistics.median(seat['round_cpu_ms'] - seat['cpu_ms'] for seat in seats):.0f} ms")
     print(f"  own move forwarded back (one round trip): median"
           f" {statistics.median(echoes) * 1000:.1f} ms over {len(echoes)};"
           f" face-up play shown: median {statistics.median(plays) * 1000:.1f} ms;"
@@ -386,8 +411,12 @@ async def net_figures() -> None:
 
 def main() -> None:
     if sys.argv[1:2] == ["--seat"]:
-        asyncio.run(seat_main(sys.argv[2], Path(sys.argv[3])))
+        asyncio.run(seat_main(sys.argv[2], Path(sys.argv[3]), float(sys.argv[4])))
         return
+    think = THINK
+    if "--think" in sys.argv:
+        think = float(sys.argv[sys.argv.index("--think") + 1])
+        del sys.argv[sys.argv.index("--think"):sys.argv.index("--think") + 2]
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     repeats = int(args[0]) if args else 5
     print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f}")
@@ -415,7 +444,7 @@ def main() -> None:
         f"{os.getloadavg()[0]:.1f}"
     )
     if "--no-net" not in sys.argv:
-        asyncio.run(net_figures())
+        asyncio.run(net_figures(think))
 
 
 if __name__ == "__main__":

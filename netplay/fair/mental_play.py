@@ -12,6 +12,7 @@ host (for its bots' key) and every seat run the same code.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from netplay.fair.mental_round import WATCHER, MentalRound, Owner
 
 Where = tuple[int, int]  # (epoch, position)
 MAX_EARLY = 64  # messages a party may send ahead of what this party has applied
+NEXT_KINDS = ("mp_key", "mp_shuffle")  # what a party sends of the next round's deck
 
 
 def played_texts(move: object) -> list[str]:
@@ -65,15 +67,38 @@ class MentalPlay:
     early: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # not applicable yet
     unshared: set[Where] = field(default_factory=set)  # drawn by the move that ended the round
     held: set[int] = field(default_factory=set)  # parties whose key this party holds, its own too
+    # This round's keys and deck, shuffled during the last round (`next` there): its first
+    # epoch is theirs, and nothing of it is sent again.
+    prepared: MentalRound | None = None
+    next: MentalRound | None = None  # the next round's keys and deck, shuffled during this one
+    # A deal of a prepared deck this party never saw shuffled: it follows nothing of this deal
+    # (a void starts one it can follow), only the next round's deck.
+    blind: bool = False
 
     def __post_init__(self) -> None:
         self.seat_parties = tuple(self.seat_parties)
-        self.mental = MentalRound(self.table, self.round_no, self.party,
-                                  tuple(sorted(set(self.seat_parties))), self.first_epoch,
-                                  defer_checks=self.defer_checks)
+        parties = tuple(sorted(set(self.seat_parties)))
         if self.party != WATCHER:
             self.held.add(self.party)
-            self.outbox.append(self.mental.key_message())
+        prepared = self.prepared
+        if self.blind and prepared is not None:
+            raise FairnessError(LOCAL, "a blind deal has no prepared deck")
+        if prepared is not None:
+            if (prepared.round_no != self.round_no or prepared.parties != parties
+                    or prepared.party != self.party or prepared.table != self.table):
+                raise FairnessError(LOCAL, "the prepared deck is of another round or parties")
+            self.mental, self.first_epoch = prepared, prepared.first_epoch
+        else:
+            self.mental = MentalRound(self.table, self.round_no, self.party, parties,
+                                      self.first_epoch, defer_checks=self.defer_checks)
+            if self.party != WATCHER and not self.blind:
+                self.outbox.append(self.mental.key_message())
+        # The next round's deck is followed from now on, so that whatever anyone sends of it
+        # is checked (and blamed) as it comes; it has this deal's first epoch, so a deal voided
+        # and made again prepares anew, and what was sent for the voided one is refused.
+        self.next = MentalRound(self.table, self.round_no + 1,
+                                WATCHER if self.blind else self.party, parties,
+                                self.first_epoch, defer_checks=self.defer_checks)
         self._progress()
 
     @property
@@ -122,13 +147,16 @@ class MentalPlay:
 
     def checks_due(self) -> bool:
         """Whether a complete chain of shuffles waits for `check` (with `defer_checks`)."""
-        return self.mental.checks_due()
+        return self.mental.checks_due() or (self.next is not None and self.next.checks_due())
 
     def check(self) -> None:
-        """Check every complete chain of shuffles, then go on: deal, open, apply moves.
-        FairnessError blames the first shuffler whose proof fails; no card of it opens."""
+        """Check every complete chain of shuffles (this round's, then the next round's
+        deck), then go on: deal, open, apply moves. FairnessError blames the first shuffler
+        whose proof fails; no card of that deck opens."""
         self.mental.check_shuffles()
         self._progress()
+        if self.next is not None:
+            self.next.check_shuffles()
 
     def waiting_for(self) -> set[int]:
         """The parties the round waits for now: a key, a shuffle, a share, or a move."""
@@ -163,8 +191,14 @@ class MentalPlay:
         if type(epoch) is int and 0 <= epoch < self.first_epoch:
             return  # sent for a deal voided since (it crossed the void): nothing of it holds
         if msg.get("t") == "move":
-            self._take_move(sender, msg)
+            if not self.blind:
+                self._take_move(sender, msg)
             return
+        if msg.get("round") == self.round_no + 1 and msg.get("t") in NEXT_KINDS:
+            self._receive_next(sender, msg)
+            return
+        if self.blind:
+            return  # a deal of a deck it never saw: nothing of it can be checked here
         if not self._applicable(msg):
             # A party that is behind (waiting for a draw's shares) hears of positions or an
             # epoch it has not dealt or started yet: kept until it has.
@@ -178,6 +212,8 @@ class MentalPlay:
     def _applicable(self, msg: dict[str, Any]) -> bool:
         """Whether `msg` names only epochs and positions this party has reached."""
         epoch, mental = msg.get("epoch"), self.mental
+        if msg.get("round") == self.round_no + 1 and msg.get("t") in NEXT_KINDS:
+            return True
         if type(epoch) is not int or mental.joint is None:
             return True  # the round's own checks refuse what is malformed
         if msg.get("t") == "mp_shuffle":
@@ -190,6 +226,9 @@ class MentalPlay:
             epoch in mental.owners or epoch <= mental.epoch)
 
     def _apply_message(self, sender: int, msg: dict[str, Any]) -> None:
+        if msg.get("round") == self.round_no + 1 and msg.get("t") in NEXT_KINDS:
+            self._receive_next(sender, msg)
+            return
         self.mental.receive(sender, msg)
         if msg.get("t") == "mp_shares":
             epoch = msg["epoch"]
@@ -325,6 +364,50 @@ class MentalPlay:
         stock: list[Any] = [None] * (len(rules.deck()) - len(dealt))
         self.state = rules.seat_view(hands, face_up, stock, self.signs, self.dealer,
                                      self.scores, self.house)
+        self._announce_next()
+
+    # -- the next round's deck, shuffled during this one (FAIRNESS.md A8, "Prepared deck") --
+
+    def _announce_next(self) -> None:
+        """Announce this party's key for the next round once its cards of this deal are open
+        (not before: the deal's own work comes first), so the next deal's chain of shuffles
+        runs while this round is played."""
+        nxt = self.next
+        if nxt is None or nxt.party == WATCHER or nxt.party in nxt.announced:
+            return
+        self.outbox.append(nxt.key_message())
+        self._progress_next()
+
+    def _receive_next(self, sender: int, msg: dict[str, Any]) -> None:
+        nxt = self.next
+        assert nxt is not None
+        if msg.get("epoch") != nxt.first_epoch:
+            raise FairnessError(sender, "its message for the next round's deck names another"
+                                " epoch than this deal's")
+        nxt.receive(sender, msg)
+        self._progress_next()
+
+    def _progress_next(self) -> None:
+        nxt = self.next
+        if nxt is None or nxt.joint is None:
+            return
+        if not nxt.decks:
+            nxt.start_epoch([str(c) for c in self.rules.deck()])
+        if nxt.decks[nxt.epoch].next_shuffler == nxt.party:
+            msg = nxt.shuffle_message()
+            if msg is not None:
+                self.outbox.append(msg)
+
+    def prepared_digest(self, checked: bool = True) -> bytes | None:
+        """The digest that names the next round's deck (`deal`'s `prepared`) once every party
+        has shuffled it (and, with `checked`, every proof holds); None before."""
+        nxt = self.next
+        if nxt is None or not nxt.decks:
+            return None
+        deck = nxt.decks[nxt.first_epoch]
+        if not deck.shuffled or deck.refused is not None or (checked and not deck.ready):
+            return None
+        return prepared_digest(nxt)
 
     def _apply_first(self) -> bool:
         """Apply the first waiting move if its cards are open; whether it was applied."""
@@ -424,6 +507,19 @@ class MentalPlay:
         """The messages this party owes the others, oldest first; the outbox is emptied."""
         out, self.outbox = self.outbox, []
         return out
+
+
+def prepared_digest(prepared: MentalRound) -> bytes:
+    """SHA-256 of what names a prepared deck: its table, round, first epoch, parties, their
+    round keys and the deck as the last shuffle left it (FAIRNESS.md A8, "Prepared deck")."""
+    deck = prepared.decks[prepared.first_epoch]
+    digest = hashlib.sha256(b"cardtui prepared deck\0")
+    digest.update(f"{prepared.table}\0{prepared.round_no}\0{prepared.first_epoch}\0".encode())
+    for party in prepared.parties:
+        digest.update(bytes([party]) + prepared.announced[party].encode())
+    for ciphertext in deck.ciphertexts:
+        digest.update(ciphertext.encode())
+    return digest.digest()
 
 
 def party_seats(seats: Sequence[int | None], bot_party: int) -> tuple[int, ...]:

@@ -232,6 +232,10 @@ class Deal(Message):
     signs: Annotated[tuple[str, ...] | None, Opt(ListOf(WORD, MAX_SEATS))] = None
     parties: Annotated[tuple[int, ...] | None, Opt(ListOf(PARTY, MAX_SEATS))] = None  # G9
     after: Annotated[int | None, AFTER] = None
+    # A deal by mental poker from the deck shuffled during the last round (FAIRNESS.md A8):
+    # its digest, and the first epoch of that deck.
+    prepared: Annotated[bytes | None, Opt(DIGEST)] = None
+    epoch: Annotated[int | None, Opt(EPOCH)] = None
 
 
 @kind

@@ -96,6 +96,9 @@ class MpLost(Message):
 
     t = "mp_lost"
     round: Annotated[int, ROUND]
+    # The first epoch of the deal it holds no key of (a prepared deck it never saw shuffled);
+    # absent: the deal in play.
+    epoch: Annotated[int | None, Opt(EPOCH)] = None
 
 
 MENTAL_KINDS: Final = (MpKey, MpShuffle, MpShares)

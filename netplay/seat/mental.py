@@ -28,7 +28,7 @@ from engine.errors import IllegalMove
 from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
-from netplay.fair.mental_round import WATCHER
+from netplay.fair.mental_round import WATCHER, MentalRound
 from netplay.messages import (
     MENTAL_PAYLOADS,
     SEAT_BODIES,
@@ -98,9 +98,37 @@ class SeatMental(SeatState):
                                 " card of it is shown")
         self._refused_round = None
         self._voided_empty = False
-        self._mental_start(MentalPlay(self.game, self.table, number, self._party(parties),
-                                      tuple(parties), signs, dealer, tuple(scores),
-                                      house=self.house, defer_checks=True))
+        party = self._party(parties)
+        prepared = self._prepared(msg, number, party, parties)
+        if msg.prepared is not None and prepared is None:
+            # The deal is of the deck shuffled during the last round, and this client did not
+            # see that deck shuffled (it came in since, or missed that round's chain).
+            self._mental_start(MentalPlay(self.game, self.table, number, party, tuple(parties),
+                                          signs, dealer, tuple(scores), msg.epoch or 0,
+                                          house=self.house, defer_checks=True, blind=True))
+            if party != WATCHER:  # it holds no key of that deck: the host deals the round again
+                self._lost = True
+                if self.phase == "live":
+                    self._mental_synced()
+            else:
+                self.emit(Notice(f"round {number} was dealt from a deck shuffled before this"
+                                 " client came in: the table shows from the next deal"))
+            return
+        self._mental_start(MentalPlay(self.game, self.table, number, party, tuple(parties),
+                                      signs, dealer, tuple(scores), house=self.house,
+                                      defer_checks=True, prepared=prepared))
+
+    def _prepared(self, msg: Deal, number: int, party: int,
+                  parties: list[int] | tuple[int, ...]) -> MentalRound | None:
+        """The deck this client saw shuffled during the last round, if it is the one `msg`
+        names (FAIRNESS.md A8, "Prepared deck")."""
+        last = self.mental
+        if (msg.prepared is None or last is None or last.round_no != number - 1
+                or last.next is None or last.next.first_epoch != msg.epoch
+                or last.next.party != party
+                or last.next.parties != tuple(sorted(set(parties)))):
+            return None
+        return last.next if last.prepared_digest(checked=False) == msg.prepared else None
 
     def _party(self, parties: list[int] | tuple[int, ...]) -> int:
         me = self.my_seat
@@ -287,9 +315,12 @@ class SeatMental(SeatState):
         play = self.mental
         if play is not None and self._lost and not self._told_lost:
             self._told_lost = True
-            self.emit(Notice("this client lost its round key when it stopped: the host deals"
-                             " the round again", "warning"))
-            self._sign_mental(pack("mp_lost", round=play.round_no))
+            self.emit(Notice(f"round {play.round_no} was dealt from a deck this client did not"
+                             " see shuffled, so it holds no key of it: the host deals the round"
+                             " again" if play.blind else "this client lost its round key when"
+                             " it stopped: the host deals the round again", "warning"))
+            lost = {"epoch": play.first_epoch} if play.blind else {}
+            self._sign_mental(pack("mp_lost", round=play.round_no, **lost))
             return
         if play is not None:
             self._mental_after()

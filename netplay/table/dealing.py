@@ -87,6 +87,11 @@ class HostDealing(TableState):
             elif (number >= 1 and chain == number - 1
                   and 0 <= have <= len(self._prev_log)):
                 number, start, bodies = chain, have, self._prev_log[have:] + self.log
+            elif (self._prev_log and self.mental is not None
+                  and self.mental.prepared is not None):
+                # This round's deck was shuffled in the last round's chain: a newcomer follows
+                # the deal only after seeing that (FAIRNESS.md A8, "Prepared deck").
+                number, bodies = number - 1, self._prev_log + self.log
 
             for body in first:
                 await self._send(conn, body)

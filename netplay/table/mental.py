@@ -26,7 +26,7 @@ from nacl.exceptions import CryptoError
 from netplay.fair import FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import MentalPlay
-from netplay.fair.mental_round import WATCHER
+from netplay.fair.mental_round import WATCHER, MentalRound
 from netplay.messages import (
     MpHandover,
     MpKey,
@@ -56,7 +56,8 @@ class HostMental(TableState):
         return tuple(BOT_PARTY if seat.bot is not None or i in self.stand_ins else i
                      for i, seat in enumerate(self.seats))
 
-    def _mental_play(self, number: int, first_epoch: int) -> MentalPlay:
+    def _mental_play(self, number: int, first_epoch: int,
+                     prepared: MentalRound | None = None) -> MentalPlay:
         """The host's view of a deal of round `number`: its bots' key, or a keyless watcher."""
         match = self.match
         assert match is not None
@@ -65,7 +66,18 @@ class HostMental(TableState):
         signs = tuple(match.signs) if self.config.game == "zodiak" else ()
         return MentalPlay(self.config.game, self.table, number, party, parties, signs,
                           match.dealer, tuple(match.scores), first_epoch,
-                          house=self.config.house, defer_checks=True)
+                          house=self.config.house, defer_checks=True, prepared=prepared)
+
+    def _prepared_deck(self, number: int) -> tuple[MentalRound, bytes] | None:
+        """The deck of round `number` shuffled during the last round, with its digest, when
+        every party of it is a party of this deal and every proof of it holds."""
+        last = self.mental
+        if last is None or last.round_no != number - 1 or last.next is None:
+            return None
+        digest = last.prepared_digest()
+        if digest is None or last.next.parties != tuple(sorted(set(self._seat_parties()))):
+            return None
+        return last.next, digest
 
     async def _mental_deal(self, number: int) -> None:
         """Start round `number`: name the parties, then let the chain of shuffles run."""
@@ -82,16 +94,25 @@ class HostMental(TableState):
                                and now - s.away_since >= gone)}
         self.handed = set()
         self.deal_moves = self.deal_shown = 0
-        self.mental = play = self._mental_play(number, 0)
+        # The deck shuffled during the last round deals this one at once (FAIRNESS.md A8,
+        # "Prepared deck"); without one (the first round, parties changed, a proof pending or
+        # a shuffle missing), this deal's own chain of shuffles runs now.
+        prepared = self._prepared_deck(number)
+        self.mental = play = self._mental_play(
+            number, 0, prepared[0] if prepared is not None else None)
         self.state = None
         self.round_scored = False
+        ready = ({"prepared": prepared[1], "epoch": play.first_epoch}
+                 if prepared is not None else {})
         await self._broadcast("deal", round=number, game=self.config.game,
                               dealer=match.dealer, players=self.config.players,
                               scores=wire_numbers(match.scores), signs=list(play.signs) or None,
-                              parties=list(play.seat_parties), cards=None)
+                              parties=list(play.seat_parties), cards=None, **ready)
         self.mental_since = time.monotonic()
         await self._mental_flush()
-        self.on_event(f"round {number} dealing by mental poker")
+        self.on_event(f"round {number} dealing by mental poker"
+                      + (f" from the deck shuffled during round {number - 1}"
+                         if prepared is not None else ""))
 
     async def _mental_void(self, seats: Collection[int], why: str) -> None:
         """Void the deal in play and deal the round again, with the bots' key in `seats` (and
@@ -113,6 +134,8 @@ class HostMental(TableState):
         self.state = None
         self.mental_since = time.monotonic()
         await self._mental_flush()
+        # With only the bots' key left, no message of anyone else will come to check the chain.
+        await self._mental_check(locked=True)
 
     async def _mental_flush(self) -> None:
         """Sign and send what the host's key for its bots owes the table; follow its state."""
@@ -139,7 +162,10 @@ class HostMental(TableState):
         """Check a seat's mental-poker message with the host's own view, then forward it."""
         async with self._send_lock:  # a void waits for this message, or this for the void
             play = self.mental
-            if body.round != self.round_number:
+            # The next round's key and shuffle are made during this one (its prepared deck).
+            ahead = (body.round == self.round_number + 1 and play is not None
+                     and isinstance(body, MpKey | MpShuffle))
+            if body.round != self.round_number and not ahead:
                 raise ProtocolError("stale", "that message is for another round")
             if getattr(body, "party", None) is not None:
                 raise ProtocolError("bad_frame", "only the host names a party")
@@ -147,7 +173,9 @@ class HostMental(TableState):
                 self._seat_head(index, "move").advance(message)
                 await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
                 return
-            lost = isinstance(body, MpLost) and play.seat_parties[index] == index
+            # A loss of a deal voided since (another seat's loss voided it first) is carried.
+            lost = (isinstance(body, MpLost) and play.seat_parties[index] == index
+                    and body.epoch in (None, play.first_epoch))
             try:
                 if isinstance(body, MpHandover):
                     self._adopt(index, body.key)
@@ -157,7 +185,8 @@ class HostMental(TableState):
                 raise ProtocolError("bad_frame", exc.reason) from None
             self._seat_head(index, "move").advance(message)
             await self._broadcast_locked("fwd", seat=index, m=message.to_wire())
-        self.mental_since = time.monotonic()
+        if not ahead:  # the next round's deck is no progress of this deal: no timer restarts
+            self.mental_since = time.monotonic()
         if isinstance(body, Propose) and (body.epoch or 0) == play.first_epoch:
             self.moves_made += 1
             self.deal_moves += 1

@@ -26,6 +26,9 @@ Seat 1 is the victim. OUT gets a JSON report of what the host did and found.
   the same parties (a host that could do so would keep the deal its bots like best).
 - `drop`: never forwards the victim's decryption shares of round 1, and closes its socket once
   they arrive (so the victim reconnects and sends them again).
+- `misname`: the first time it deals a round from a deck shuffled during the last round, it
+  names that deck by a digest nobody computed (FAIRNESS.md A8, "Prepared deck"), as a host
+  would that hoped the seats follow a deck they never saw shuffled.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from netplay.fair.commit import TABLE
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.elgamal import CardBook, Ciphertext, open_deck
 from netplay.fair.group import IDENTITY, Point, point_sum
+from netplay.fair.mental_round import MentalRound
 from netplay.fair.shares import SHARE_SIZE
 from netplay.fair.shuffle import Shuffle, shuffle_deck
 from netplay.messages import MpKey, MpShares, MpShuffle, Propose, as_map
@@ -120,6 +124,14 @@ class HostileHost(Host):
             if old is not None:
                 await self._broadcast("fwd", seat=0, m=old)
                 self.did("forwarded seat 0's signed shuffle of round 1 in round 2")
+
+    def _prepared_deck(self, number: int) -> tuple[MentalRound, bytes] | None:
+        found = super()._prepared_deck(number)
+        if self.mode != "misname" or found is None or self.report.get("misnamed"):
+            return found
+        self.report["misnamed"] = number
+        self.did(f"named round {number}'s prepared deck by a digest nobody computed")
+        return found[0], bytes(32)
 
     async def _mental_flush(self) -> None:
         play = self.mental
@@ -303,7 +315,7 @@ async def run(args: argparse.Namespace) -> None:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["snoop", "exclude", "skip", "replay", "rewind", "redeal",
-                                         "drop"])
+                                         "drop", "misname"])
     parser.add_argument("port", type=int)
     parser.add_argument("out", type=Path)
     parser.add_argument("--game", default="zodiak")

@@ -195,3 +195,20 @@ def test_a_proof_that_fails_after_its_deck_was_shuffled_on_stops_the_deal(procs:
     blamed = "seat 0: its shuffle (step 0 of the chain) is not proven correct"
     assert failures(procs, 1) == [blamed]
     assert "sent a shuffle whose proof fails" in procs.log("cheat")
+
+
+@pytest.mark.timeout(900)  # a whole match, on a machine that may be busy
+def test_a_prepared_deck_named_by_a_wrong_digest_deals_the_seats_out_and_the_match_ends(
+        procs: Procs) -> None:
+    """FAIRNESS.md A8, "Prepared deck": the host names a round's prepared deck by a digest no
+    seat computed. Each person's client holds no key of such a deck: it says so (mp_lost) and
+    sits that round out, its cards never shown; the match then goes on and both `join`
+    processes finish it with the host's result."""
+    host = start_hostile(procs, "misname", "--target", "30")
+    wait_all([host, *procs.procs[1:]], timeout=600)
+    misnamed = report(procs)["misnamed"]
+    log = procs.log("host")
+    assert re.search(rf"round {misnamed} voided \(seat [01] lost its round key\)", log)
+    for seat in (0, 1):
+        assert not failures(procs, seat)
+        assert json.loads((procs.tmp / f"r{seat}.json").read_text())["game"] == "zodiak"
