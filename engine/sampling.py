@@ -79,6 +79,7 @@ class ZodiakBelief:
         # The same as ints, made by the first `sample`: (own hand, top, under, zodiac cards, suit).
         self._int_pools: dict[int, list[int]] = {}
         self._fixed: tuple[int, int, list[int], list[int], int] | None = None
+        self._owners: list[int] = []  # each hidden slot's owner, as `_deal` reads them
         if not self._replay():
             self._uniform()
 
@@ -276,12 +277,25 @@ class ZodiakBelief:
 
     def _deal(self, rng: random.Random) -> FastZodiak:
         """One deal of the hidden cards that respects the pools and the excluded slots."""
-        hands, stock = self._hands_and_stock(self._deal_slots(rng))
+        if self._fixed is None:
+            self._prepare()
+        assert self._fixed is not None
+        hands = [0] * self.view.players
+        hands[self.seat] = self._fixed[0]
+        stock = []
+        for owner, card in zip(self._owners, self._deal_cards(rng)[0]):
+            if card < 0:
+                continue
+            if owner == STOCK:
+                stock.append(card)
+            else:
+                hands[owner] |= 1 << card
         return self._world(hands, stock, rng)
 
-    def _deal_slots(self, rng: random.Random) -> list[Slot]:
-        """Every hidden slot with a card dealt to it, respecting the pools and each slot's mask
-        (the most restricted slots are dealt first)."""
+    def _deal_cards(self, rng: random.Random) -> tuple[list[int], list[int]]:
+        """The card dealt to each of `hidden_slots` (most restricted first, each a random card of
+        its pool that its mask allows), and which slots got a card their pool or mask forbids
+        (a view the history cannot fully explain: -1 when no card was left for it)."""
         if self._fixed is None:
             self._prepare()
         pools = {p: list(cards) for p, cards in self._int_pools.items()}
@@ -291,39 +305,49 @@ class ZodiakBelief:
             pools.setdefault(self.unknown_top_pool, []).append(first_top)
         for cards in pools.values():
             rng.shuffle(cards)
-        slots = [Slot(owner, pool, mask, acquired) for owner, pool, mask, acquired
-                 in self.hidden_slots]
-        empty: list[Slot] = []
-        for slot in slots:
-            cards = pools.get(slot.pool, [])
-            for at in range(len(cards) - 1, -1, -1):
-                if not slot.forbidden >> cards[at] & 1:
-                    slot.card = 1 << cards.pop(at)
-                    break
+        dealt: list[int] = []
+        loose: list[int] = []
+        for index, (_owner, pool, mask, _acquired) in enumerate(self.hidden_slots):
+            cards = pools.get(pool, [])
+            if not cards:
+                dealt.append(-1)
+                loose.append(index)
+            elif not mask:
+                dealt.append(cards.pop())
             else:
-                if cards:  # no card fits the mask: the history cannot be read as greedy's
-                    slot.card, slot.forbidden = 1 << cards.pop(), 0
+                for at in range(len(cards) - 1, -1, -1):
+                    if not mask >> cards[at] & 1:
+                        dealt.append(cards.pop(at))
+                        break
                 else:
-                    empty.append(slot)
-        # Whatever does not fit its pool or mask (a view the history cannot fully explain) goes
-        # anywhere, in a pool of its own.
+                    dealt.append(cards.pop())
+                    loose.append(index)
         spare = [c for cards in pools.values() for c in cards]
         rng.shuffle(spare)
-        for slot, card in zip(empty, spare):
-            slot.card, slot.pool, slot.forbidden = 1 << card, -1, 0
+        for index, card in zip([i for i in loose if dealt[i] < 0], spare):
+            dealt[index] = card
+        return dealt, loose
+
+    def _deal_slots(self, rng: random.Random) -> list[Slot]:
+        """Every hidden slot with a card dealt to it (`_deal_cards`); a slot dealt a card its
+        pool or mask forbids is put in a pool of its own and allowed anything."""
+        cards, loose = self._deal_cards(rng)
+        slots = [Slot(owner, pool, mask, acquired, 1 << card if card >= 0 else 0)
+                 for (owner, pool, mask, acquired), card in zip(self.hidden_slots, cards)]
+        for index in loose:
+            slots[index].pool, slots[index].forbidden = -1, 0
         return slots
 
     def _hands_and_stock(self, slots: list[Slot]) -> tuple[list[int], list[int]]:
         """The hands (masks, the seat's own too) and the stock (cards) of dealt slots."""
-        if self._fixed is None:
-            self._prepare()
         assert self._fixed is not None
         hands = [0] * self.view.players
         hands[self.seat] = self._fixed[0]
         stock = []
         for slot in slots:
             if slot.owner == STOCK:
-                stock.append(slot.card.bit_length() - 1)
+                if slot.card:
+                    stock.append(slot.card.bit_length() - 1)
             else:
                 hands[slot.owner] |= slot.card
         return hands, stock
@@ -350,6 +374,7 @@ class ZodiakBelief:
             if card is not None:
                 hand |= 1 << card_index(card)
         self._int_pools = {p: [card_index(c) for c in cards] for p, cards in self.pools.items()}
+        self._owners = [owner for owner, _pool, _mask, _acquired in self.hidden_slots]
         self._fixed = (hand, card_index(view.top), [card_index(c) for c in view.pile[:-1]],
                        [card_index(view.zodiac_card(s)) for s in range(view.players)],
                        "SHDC".index(view.declared) if view.declared else -1)
