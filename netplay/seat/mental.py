@@ -245,7 +245,12 @@ class SeatMental(SeatState):
         if head.follows(message):
             head.advance(message)  # signed by this seat's earlier process: sign on after it
         if isinstance(body, MpHandover):
-            self._handing_over.set()
+            if message.digest in self._signed_here:
+                self._handing_over.set()
+            else:  # this person's earlier program left in good order: the host holds its key
+                self._handed_before = body.round
+                if self.my_seat is not None:
+                    self._handed.add(self.my_seat)  # so the host speaks for it from now on
         play = self.mental
         # A move without `epoch` is of a deal whose first epoch is 0.
         epoch = None if isinstance(body, MpHandover | MpLost) else body.epoch or 0
@@ -333,6 +338,12 @@ class SeatMental(SeatState):
         play = self.mental
         if play is not None and self._lost and not self._told_lost:
             self._told_lost = True
+            if self._handed_before == play.round_no:
+                # Nothing is lost: the host holds the key this person handed over on leaving,
+                # and its bot plays the seat to the round's end; this client waits for the next.
+                self.emit(Notice("you handed your round key to the host when you left: its bot"
+                                 " plays your seat until this round ends", "warning"))
+                return
             self.emit(Notice(f"round {play.round_no} was dealt from a deck this client did not"
                              " see shuffled, so it holds no key of it: the host deals the round"
                              " again" if play.blind else "this client lost its round key when"

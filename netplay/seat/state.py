@@ -95,6 +95,7 @@ class SeatState(GameSession, ABC):
     _handed: set[int] = field(default_factory=set)  # seats whose key was handed to the host
     _lost: bool = False  # this process lost its round key (it started again mid-deal)
     _told_lost: bool = False
+    _handed_before: int | None = None  # a round whose key an earlier program of this seat handed over
     _voided_empty: bool = False  # this round's deal was voided once naming nobody (a restart)
     _signed_here: set[bytes] = field(default_factory=set)  # digests this process signed
     _turn_task: asyncio.Task[None] | None = None

@@ -179,7 +179,7 @@ class HostMental(TableState):
                 return
             # A loss of a deal voided since (another seat's loss voided it first) is carried.
             lost = (isinstance(body, MpLost) and play.seat_parties[index] == index
-                    and body.epoch in (None, play.first_epoch))
+                    and body.epoch in (None, play.first_epoch) and index not in self.handed)
             try:
                 if isinstance(body, MpHandover):
                     self._adopt(index, body.key)

@@ -111,6 +111,26 @@ def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(processes: P
     assert "p3 left and handed their key over" in procs.log("seat0")
 
 
+def test_a_seat_that_handed_its_key_over_and_comes_back_voids_nothing(processes: Procs) -> None:
+    """FAIRNESS.md A8, "A person who stays away": after a handover the host holds that key, so
+    nothing is lost: the person's new `join` (same seat file) waits out the round, the host's
+    bot playing the seat, no deal is voided, and everyone finishes the match."""
+    procs = processes
+    host, port = mental_host(procs, "--game", "hekata", "--players", "4", "--seed", "2",
+                             "--speed", "0.05", "--away-timeout", "600")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], count=4)
+    procs.wait_for_log("host", r"move 3:", timeout=120)
+    os.killpg(seats[3].pid, signal.SIGINT)
+    assert seats[3].wait(timeout=60) == 130
+    procs.wait_for_log("host", r"seat \d \(p3\) left and handed its key over", timeout=60)
+    back = procs.start("seat3b", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p3",
+                       "--result", str(procs.tmp / "r3.json"),
+                       "--seat-file", str(procs.tmp / "seat3.id"), "--sign", "leo")
+    wait_all([host, *seats[:3], back], timeout=600)
+    assert "voided" not in procs.log("host")
+    assert_same_result(results(procs.tmp, ["r0", "r1", "r2", "r3"]), host_result(procs))
+
+
 def test_house_rules_apply_to_a_table_dealt_by_mental_poker(processes: Procs) -> None:
     """RULES 2.3 under max-row=3, target=1500 on a mental-poker table: every seat's and the
     host's view check moves by the table's rules and the match ends at 1,500."""
