@@ -11,8 +11,7 @@ real messages dropped as already seen)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -22,11 +21,9 @@ from netplay.fair.context import BOT_PARTY, ProofContext
 from netplay.fair.keys import RoundKey
 from netplay.fair.mental_play import MentalPlay
 from netplay.protocol import pack
-from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
-from tests.netplay.test_prepared_table import LyingHost, run_table, until, zodiak_host
+from tests.netplay.test_prepared_table import LyingHost, run_table, zodiak_host
 
 
 def all_but_the_bots_shuffled(play: MentalPlay) -> bool:
@@ -36,52 +33,25 @@ def all_but_the_bots_shuffled(play: MentalPlay) -> bool:
             and nxt.decks[nxt.first_epoch].steps_done >= len(nxt.parties) - 1)
 
 
-async def eager_bot(session: RemoteSession, seed: int,
-                    until_ready: Callable[[MentalPlay], bool] | None = None) -> None:
-    """Play the seat with greedy as soon as it is its turn (and `until_ready` holds)."""
-    bot = make_bot("greedy", seed)
-    await session.set_ready(True)
-    while not session.closed and session.result is None:
-        await asyncio.sleep(0.02)
-        while not session.queue.empty():
-            session.queue.get_nowait()
-        play, view, me = session.mental, session.view, session.my_seat
-        if (play is None or view is None or view.round_over or view.turn != me or play.moves
-                or me not in play.my_seats()
-                or (until_ready is not None and not until_ready(play))):
-            continue
-        await session.submit(bot.choose(view.view(me)))
+def at_once(play: MentalPlay) -> bool:
+    """People who move as soon as it is their turn."""
+    return True
 
 
-async def run_people(host: Host, rounds: int,
-                     until_ready: Callable[[MentalPlay], bool] | None = None
-                     ) -> tuple[list[str], list[list[str]]]:
-    """Two people (`eager_bot`) and the host's bot play until round `rounds` is dealt and
-    played on (or a client records a fault): the host's events, each person's faults."""
-    events: list[str] = []
-    host.on_event = events.append
-    relay = await start_relay()
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
-              for i in range(2)]
-    tasks: list[asyncio.Task[None]] = []
-    try:
-        for i, person in enumerate(people):
-            await person.start()
-            await person.wait_seated()
-            tasks.append(asyncio.create_task(eager_bot(person, i, until_ready)))
-        await until(lambda: host.round_number >= rounds and host.state is not None
-                    and len(host.state.history) >= 2, f"round {rounds} played")
-        return list(events), [list(person.failures) for person in people]
-    finally:
-        for task in tasks:
-            task.cancel()
-        for session in people:
-            await session.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+class QuietSeat(RemoteSession):
+    """A seat that announces no key for round 2's deck (nor shuffles it) during round 1."""
+
+    latest: ClassVar[RemoteSession | None] = None  # the last one started, for LateKeyHost
+
+    async def start(self) -> None:
+        QuietSeat.latest = self
+        await super().start()
+
+    def _mental_after(self) -> None:
+        play = self.mental
+        if play is not None and play.round_no == 1:
+            play.outbox = [m for m in play.outbox if m.get("round") != 2]
+        super()._mental_after()
 
 
 class LateKeyHost(Host):
@@ -95,7 +65,9 @@ class LateKeyHost(Host):
         if t == "round_end" and fields.get("round") == 1 and "frame" not in self.late:
             head = self.heads[str(1)]
             key = RoundKey.generate().announce(ProofContext(self.table, 2, 0), 1).encode()
-            signed = head.sign(self.late["identity"], pack("mp_key", round=2, epoch=0, key=key))
+            seat = QuietSeat.latest
+            assert seat is not None
+            signed = head.sign(seat.identity.key, pack("mp_key", round=2, epoch=0, key=key))
             frame = self.late["frame"] = pack("s", c=1, m=signed.to_wire())
             conn = self.seats[1].conn
             assert conn is not None
@@ -110,51 +82,19 @@ class LateKeyHost(Host):
 
 
 async def test_a_next_round_key_that_waits_while_the_round_changes_is_not_the_new_deals(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        ) -> None:
     """Seat 1 announces no key for round 2's deck during round 1 (so round 2 is dealt from its
     own chain, from epoch 0), and its key of round 1's chain for that deck reaches the host as
     round 1 ends. The host refuses it as of a round that is over: round 2 is played on with
     nobody's client blaming anyone, and nothing is voided."""
-    announce = MentalPlay._announce_next
-
-    def quiet_seat_one(self: MentalPlay) -> None:
-        if not (self.party == 1 and self.round_no == 1):
-            announce(self)
-
-    monkeypatch.setattr(MentalPlay, "_announce_next", quiet_seat_one)
     host = LateKeyHost(HostConfig(game="zodiak", players=3, bots=1, seed=11, bot_delay=0.0,
                                   mental=True))
     host.late = {}
-    events: list[str] = []
-    host.on_event = events.append
-    relay = await start_relay()
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
-              for i in range(2)]
-    tasks: list[asyncio.Task[None]] = []
-    try:
-        for i, person in enumerate(people):
-            await person.start()
-            await person.wait_seated()
-            if i == 1:
-                host.late["identity"] = person.identity.key
-            tasks.append(asyncio.create_task(eager_bot(person, i)))
-        await until(lambda: any(person.failures for person in people) or (
-            host.round_number >= 2 and host.state is not None
-            and len(host.state.history) >= 3), "round 2 played on")
-        assert [list(person.failures) for person in people] == [[], []]
-        assert "task" in host.late and host.late["task"].done()
-        assert (host.seats[1].conn, "stale") in host.late.get("refused", [])
-        assert not any("voided" in line for line in events)
-    finally:
-        for task in tasks:
-            task.cancel()
-        for session in people:
-            await session.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+    events, faults, _ = await run_table(host, 2, ready=at_once, second=QuietSeat)
+    assert faults == [[], []]
+    assert "task" in host.late and host.late["task"].done()
+    assert "stale" in [code for _, code in host.late.get("refused", [])]
+    assert not any("voided" in line for line in events)
 
 
 async def test_a_deck_named_by_a_digest_a_seat_did_not_compute_is_blamed_on_the_host() -> None:
@@ -186,7 +126,8 @@ async def test_a_deck_named_before_its_whole_chain_was_sent_is_blamed_on_the_hos
     """The host deals round 2 from a deck whose last shuffle it never sent: no person's client
     can follow it (each says mp_lost and is dealt out), and each, having followed all of
     round 1's chain, blames the host."""
-    events, faults = await run_people(zodiak_host(WithholdingHost), 3, all_but_the_bots_shuffled)
+    events, faults, _ = await run_table(zodiak_host(WithholdingHost), 3,
+                                        ready=all_but_the_bots_shuffled)
     assert "round 2 dealing by mental poker from the deck shuffled during round 1" in events
     assert any(line.startswith("round 2 voided (seat ") for line in events)
     for seat_faults in faults:

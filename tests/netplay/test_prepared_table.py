@@ -25,9 +25,15 @@ async def until(check: Callable[[], bool], what: str, limit: float = 90.0) -> No
         await asyncio.sleep(0.05)
 
 
-async def patient_bot(session: RemoteSession, seed: int) -> None:
-    """Play the seat with greedy, moving only once the next round's deck is shuffled, as a
-    person thinking a few seconds a move would."""
+def next_deck_shuffled(play: MentalPlay) -> bool:
+    """Whether the next round's deck is shuffled: a person thinking a few seconds a move
+    gives it that time."""
+    return play.prepared_digest(checked=False) is not None
+
+
+async def patient_bot(session: RemoteSession, seed: int,
+                      ready: Callable[[MentalPlay], bool] = next_deck_shuffled) -> None:
+    """Play the seat with greedy, moving only once `ready` holds for its view of the round."""
     bot = make_bot("greedy", seed)
     await session.set_ready(True)
     while not session.closed and session.result is None:
@@ -36,30 +42,33 @@ async def patient_bot(session: RemoteSession, seed: int) -> None:
             session.queue.get_nowait()
         play, view, me = session.mental, session.view, session.my_seat
         if (play is None or view is None or view.round_over or view.turn != me or play.moves
-                or me not in play.my_seats() or play.prepared_digest(checked=False) is None):
+                or me not in play.my_seats() or not ready(play)):
             continue
         await session.submit(bot.choose(view.view(me)))
 
 
-async def run_table(host: Host, rounds: int, watcher_at: int | None = None) -> tuple[
-        list[str], list[list[str]], RemoteSession | None]:
-    """Two people and the host's bot play Zodiak until round `rounds` is dealt and played on;
-    a watcher comes in once round `watcher_at` is dealt. The host's events, the faults each
-    person's client recorded until then (leaving hands keys over: not counted), the watcher."""
+async def run_table(host: Host, rounds: int, watcher_at: int | None = None,
+                    ready: Callable[[MentalPlay], bool] = next_deck_shuffled,
+                    second: type[RemoteSession] = RemoteSession) -> tuple[
+                        list[str], list[list[str]], RemoteSession | None]:
+    """Two people (`patient_bot`, waiting for `ready`; the second person's client a `second`)
+    and the host's bot play Zodiak until round `rounds` is dealt and played on; a watcher comes in once round `watcher_at` is dealt. The host's events,
+    the faults each person's client recorded until then (leaving hands keys over: not
+    counted), the watcher."""
     relay = await start_relay()
     events: list[str] = []
     host.on_event = events.append
     conn = await RelayConnection.open_room(relay.url)
     serving = asyncio.create_task(host.serve(conn))
-    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
-              for i in range(2)]
+    people = [kind(game="", url=relay.url, room=conn.room, name=f"p{i}")
+              for i, kind in enumerate([RemoteSession, second])]
     watcher: RemoteSession | None = None
     tasks: list[asyncio.Task[None]] = []
     try:
         for i, person in enumerate(people):
             await person.start()
             await person.wait_seated()
-            tasks.append(asyncio.create_task(patient_bot(person, i)))
+            tasks.append(asyncio.create_task(patient_bot(person, i, ready)))
         if watcher_at is not None:
             await until(lambda: host.round_number >= watcher_at and host.state is not None,
                         f"round {watcher_at} dealt")
