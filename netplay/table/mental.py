@@ -70,9 +70,12 @@ class HostMental(TableState):
 
     def _prepared_deck(self, number: int) -> tuple[MentalRound, bytes] | None:
         """The deck of round `number` shuffled during the last round, with its digest, when
-        every party of it is a party of this deal and every proof of it holds."""
+        every party of it is a party of this deal and every proof of it holds, and nobody
+        handed a key over meanwhile (a person leaving hands over the key of the deal in play;
+        its key of the next deck went with its program, so that deck can no longer open)."""
         last = self.mental
-        if last is None or last.round_no != number - 1 or last.next is None:
+        if (last is None or last.round_no != number - 1 or last.next is None
+                or self.handed & set(last.next.parties)):
             return None
         digest = last.prepared_digest()
         if digest is None or last.next.parties != tuple(sorted(set(self._seat_parties()))):
@@ -92,12 +95,12 @@ class HostMental(TableState):
         self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None
                           and (i in self.stand_ins or s.away_since is not None
                                and now - s.away_since >= gone)}
-        self.handed = set()
-        self.deal_moves = self.deal_shown = 0
         # The deck shuffled during the last round deals this one at once (FAIRNESS.md A8,
         # "Prepared deck"); without one (the first round, parties changed, a proof pending or
-        # a shuffle missing), this deal's own chain of shuffles runs now.
+        # a shuffle missing, a key handed over), this deal's own chain of shuffles runs now.
         prepared = self._prepared_deck(number)
+        self.handed = set()
+        self.deal_moves = self.deal_shown = 0
         self.mental = play = self._mental_play(
             number, 0, prepared[0] if prepared is not None else None)
         self.state = None
