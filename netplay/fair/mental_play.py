@@ -70,7 +70,7 @@ class MentalPlay:
     # This round's keys and deck, shuffled during the last round (`next` there): its first
     # epoch is theirs, and nothing of it is sent again.
     prepared: MentalRound | None = None
-    next: MentalRound | None = None  # the next round's keys and deck, shuffled during this one
+    next: MentalRound = field(init=False)  # the next round's keys and deck, shuffled in this one
     # A deal of a prepared deck this party never saw shuffled: it follows nothing of this deal
     # (a void starts one it can follow), only the next round's deck.
     blind: bool = False
@@ -147,7 +147,7 @@ class MentalPlay:
 
     def checks_due(self) -> bool:
         """Whether a complete chain of shuffles waits for `check` (with `defer_checks`)."""
-        return self.mental.checks_due() or (self.next is not None and self.next.checks_due())
+        return self.mental.checks_due() or self.next.checks_due()
 
     def check(self) -> None:
         """Check every complete chain of shuffles (this round's, then the next round's
@@ -155,8 +155,7 @@ class MentalPlay:
         whose proof fails; no card of that deck opens."""
         self.mental.check_shuffles()
         self._progress()
-        if self.next is not None:
-            self.next.check_shuffles()
+        self.next.check_shuffles()
 
     def waiting_for(self) -> set[int]:
         """The parties the round waits for now: a key, a shuffle, a share, or a move."""
@@ -212,8 +211,6 @@ class MentalPlay:
     def _applicable(self, msg: dict[str, Any]) -> bool:
         """Whether `msg` names only epochs and positions this party has reached."""
         epoch, mental = msg.get("epoch"), self.mental
-        if msg.get("round") == self.round_no + 1 and msg.get("t") in NEXT_KINDS:
-            return True
         if type(epoch) is not int or mental.joint is None:
             return True  # the round's own checks refuse what is malformed
         if msg.get("t") == "mp_shuffle":
@@ -226,9 +223,6 @@ class MentalPlay:
             epoch in mental.owners or epoch <= mental.epoch)
 
     def _apply_message(self, sender: int, msg: dict[str, Any]) -> None:
-        if msg.get("round") == self.round_no + 1 and msg.get("t") in NEXT_KINDS:
-            self._receive_next(sender, msg)
-            return
         self.mental.receive(sender, msg)
         if msg.get("t") == "mp_shares":
             epoch = msg["epoch"]
@@ -373,14 +367,13 @@ class MentalPlay:
         (not before: the deal's own work comes first), so the next deal's chain of shuffles
         runs while this round is played."""
         nxt = self.next
-        if nxt is None or nxt.party == WATCHER or nxt.party in nxt.announced:
+        if nxt.party == WATCHER or nxt.party in nxt.announced:
             return
         self.outbox.append(nxt.key_message())
         self._progress_next()
 
     def _receive_next(self, sender: int, msg: dict[str, Any]) -> None:
         nxt = self.next
-        assert nxt is not None
         if msg.get("epoch") != nxt.first_epoch:
             raise FairnessError(sender, "its message for the next round's deck names another"
                                 " epoch than this deal's")
@@ -389,7 +382,7 @@ class MentalPlay:
 
     def _progress_next(self) -> None:
         nxt = self.next
-        if nxt is None or nxt.joint is None:
+        if nxt.joint is None:
             return
         if not nxt.decks:
             nxt.start_epoch([str(c) for c in self.rules.deck()])
@@ -402,7 +395,7 @@ class MentalPlay:
         """The digest that names the next round's deck (`deal`'s `prepared`) once every party
         has shuffled it (and, with `checked`, every proof holds); None before."""
         nxt = self.next
-        if nxt is None or not nxt.decks:
+        if not nxt.decks:
             return None
         deck = nxt.decks[nxt.first_epoch]
         if not deck.shuffled or deck.refused is not None or (checked and not deck.ready):

@@ -134,7 +134,7 @@ class SeatMental(SeatState):
         names (FAIRNESS.md A8, "Prepared deck")."""
         last = self.mental
         if (msg.prepared is None or last is None or last.round_no != number - 1
-                or last.next is None or last.next.first_epoch != msg.epoch
+                or last.next.first_epoch != msg.epoch
                 or last.next.party != party
                 or last.next.parties != tuple(sorted(set(parties)))):
             return None

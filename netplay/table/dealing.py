@@ -118,12 +118,8 @@ class HostDealing(TableState):
             raise ProtocolError("bad_signature", exc.reason) from None
         body = read_payload(message.payload, self.config.mental)
         if self.config.mental and isinstance(body, MENTAL_KINDS):
-            head = self._seat_head(index, "move")
-            if message.seq < head.seq:
-                return  # sent again after a reconnect; the first copy was accepted
-            if not head.follows(message):
-                raise ProtocolError("stale", "that message does not follow your last accepted"
-                                    " one")
+            # Checked against the seat's chain under the send lock (netplay/table/mental.py),
+            # where the round cannot change between the check and the forward.
             await self._on_mental_signed(index, message, body)
             return
         head = self._seat_head(index, "move" if isinstance(body, Propose) else "nonce")

@@ -74,7 +74,7 @@ class HostMental(TableState):
         handed a key over meanwhile (a person leaving hands over the key of the deal in play;
         its key of the next deck went with its program, so that deck can no longer open)."""
         last = self.mental
-        if (last is None or last.round_no != number - 1 or last.next is None
+        if (last is None or last.round_no != number - 1
                 or self.handed & set(last.next.parties)):
             return None
         digest = last.prepared_digest()
@@ -164,10 +164,14 @@ class HostMental(TableState):
                                 | MpLost) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
         async with self._send_lock:  # a void waits for this message, or this for the void
-            if not self._seat_head(index, "move").follows(message):
-                # The next round was dealt while this waited for the lock: it is of a chain
-                # that is over (its next round's key is not the new deal's own).
-                raise ProtocolError("stale", "that message is for another round; resync")
+            head = self._seat_head(index, "move")
+            if message.seq < head.seq:
+                return  # sent again after a reconnect; the first copy was accepted
+            if not head.follows(message):
+                # Also a message that waited for the lock while the next round was dealt: it
+                # is of a chain that is over (its next round's key is not the new deal's own).
+                raise ProtocolError("stale", "that message does not follow your last accepted"
+                                    " one")
             play = self.mental
             # The next round's key and shuffle are made during this one (its prepared deck).
             ahead = (body.round == self.round_number + 1 and play is not None

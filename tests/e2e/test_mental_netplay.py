@@ -93,11 +93,9 @@ def test_a_seat_killed_mid_round_voids_the_deal_and_the_others_finish(processes:
     assert re.search(r"round \d+ is dealt again: p2 gone", procs.log("seat0"))
 
 
-def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(processes: Procs) -> None:
-    """A `join --bot` stopped with SIGINT leaves in good order: it hands its round key to the
-    host (`mp_handover`), which plays the seat with its bot; no deal is voided and the others
-    finish with the host's result."""
-    procs = processes
+def p3_quits_mid_round(procs: Procs) -> tuple[subprocess.Popen, int, list[subprocess.Popen]]:
+    """Four people at a Hekata table dealt by mental poker; p3's `join --bot` is stopped with
+    SIGINT a few moves in, and hands its round key over. The host, its port, the seats."""
     host, port = mental_host(procs, "--game", "hekata", "--players", "4", "--seed", "2",
                              "--speed", "0.05", "--away-timeout", "600")
     seats = start_bots(procs, [f"127.0.0.1:{port}"], count=4)
@@ -105,6 +103,15 @@ def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(processes: P
     os.killpg(seats[3].pid, signal.SIGINT)
     assert seats[3].wait(timeout=60) == 130
     procs.wait_for_log("host", r"seat \d \(p3\) left and handed its key over", timeout=60)
+    return host, port, seats
+
+
+def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(processes: Procs) -> None:
+    """A `join --bot` stopped with SIGINT leaves in good order: it hands its round key to the
+    host (`mp_handover`), which plays the seat with its bot; no deal is voided and the others
+    finish with the host's result."""
+    procs = processes
+    host, _port, seats = p3_quits_mid_round(procs)
     wait_all([host, *seats[:3]], timeout=600)
     assert_same_result(results(procs.tmp, ["r0", "r1", "r2"]), host_result(procs))
     assert "voided" not in procs.log("host")
@@ -116,13 +123,7 @@ def test_a_seat_that_handed_its_key_over_and_comes_back_voids_nothing(processes:
     nothing is lost: the person's new `join` (same seat file) waits out the round, the host's
     bot playing the seat, no deal is voided, and everyone finishes the match."""
     procs = processes
-    host, port = mental_host(procs, "--game", "hekata", "--players", "4", "--seed", "2",
-                             "--speed", "0.05", "--away-timeout", "600")
-    seats = start_bots(procs, [f"127.0.0.1:{port}"], count=4)
-    procs.wait_for_log("host", r"move 3:", timeout=120)
-    os.killpg(seats[3].pid, signal.SIGINT)
-    assert seats[3].wait(timeout=60) == 130
-    procs.wait_for_log("host", r"seat \d \(p3\) left and handed its key over", timeout=60)
+    host, port, seats = p3_quits_mid_round(procs)
     back = procs.start("seat3b", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p3",
                        "--result", str(procs.tmp / "r3.json"),
                        "--seat-file", str(procs.tmp / "seat3.id"), "--sign", "leo")

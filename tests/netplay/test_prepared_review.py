@@ -54,6 +54,14 @@ class QuietSeat(RemoteSession):
         super()._mental_after()
 
 
+def assert_host_blamed_for_round_two(faults: list[list[str]]) -> None:
+    """Each person's client showed that the host named round 2's deck by a wrong digest, and
+    nothing else."""
+    for seat_faults in faults:
+        assert seat_faults and all(
+            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+
+
 class LateKeyHost(Host):
     """A host at which seat 1's key for round 2's deck (signed in round 1's chain) comes in
     while the end of round 1 is being sent: it waits for the send lock, and the host deals
@@ -105,9 +113,7 @@ async def test_a_deck_named_by_a_digest_a_seat_did_not_compute_is_blamed_on_the_
     every other round, their cards shown to its bots, with no client ever seeing it lie."""
     events, faults, _ = await run_table(zodiak_host(LyingHost), rounds=3)
     assert any(line.startswith("round 2 voided (seat ") for line in events)
-    for seat_faults in faults:
-        assert seat_faults and all(
-            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+    assert_host_blamed_for_round_two(faults)
 
 
 class WithholdingHost(Host):
@@ -130,9 +136,7 @@ async def test_a_deck_named_before_its_whole_chain_was_sent_is_blamed_on_the_hos
                                         ready=all_but_the_bots_shuffled)
     assert "round 2 dealing by mental poker from the deck shuffled during round 1" in events
     assert any(line.startswith("round 2 voided (seat ") for line in events)
-    for seat_faults in faults:
-        assert seat_faults and all(
-            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+    assert_host_blamed_for_round_two(faults)
 
 
 class EpochlessHost(Host):
@@ -149,9 +153,7 @@ async def test_a_deck_named_without_its_first_epoch_is_blamed_on_the_host() -> N
     client says mp_lost), and each client that followed round 1 blames the host for it."""
     events, faults, _ = await run_table(zodiak_host(EpochlessHost), rounds=3)
     assert any(line.startswith("round 2 voided (seat ") for line in events)
-    for seat_faults in faults:
-        assert seat_faults and all(
-            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+    assert_host_blamed_for_round_two(faults)
 
 
 class AllOutHost(LyingHost):
@@ -180,9 +182,7 @@ async def test_a_misnamed_deck_lets_a_host_deal_every_person_out_at_once_but_it_
     events, faults, _ = await run_table(host, rounds=3)
     assert host.voided == [(255, 255, 255)]
     assert any(line.startswith("round 2 voided (a lie)") for line in events)
-    for seat_faults in faults:
-        assert seat_faults and all(
-            f.startswith("the dealer: named round 2's deck by a digest") for f in seat_faults)
+    assert_host_blamed_for_round_two(faults)
 
 
 @pytest.mark.parametrize(("game", "players"), [("zodiak", 3), ("hekata", 2)])
