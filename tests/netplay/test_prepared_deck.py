@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.bots import make_bot
 from engine.games import game_named
@@ -173,3 +175,52 @@ def test_a_prepared_deck_of_other_parties_is_refused() -> None:
     with pytest.raises(FairnessError, match="another round or parties"):
         MentalPlay("hekata", TABLE, 2, 0, (0, BOT_PARTY), play.signs, 1, play.state.scores,
                    prepared=play.next)
+
+
+MUTATIONS = ("again", "epoch", "step", "party", "deck", "key")
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutation=st.sampled_from(MUTATIONS), flip=st.integers(0, 10_000))
+def test_a_wrong_next_round_message_is_blamed_on_its_sender_and_changes_nothing(
+        mutation: str, flip: int) -> None:
+    """A seat sends a well-formed but wrong message for the next round's deck (its key again,
+    another epoch or step, as another party, a deck or key with a byte changed): the receiving
+    view blames that seat or drops it (a voided deal's epoch), keeps the next deck's state as
+    it was, and the honest round and its next deck go on to agree for everyone."""
+    parties = table_of("zodiak", 2, 3)
+    heard = settle(parties)  # the deal, and the keys and shuffles of round 2's deck
+    sent = [(s, m) for s, m in heard if m["round"] == 2 and s == 1]
+    key = next(m for _, m in sent if m["t"] == "mp_key")
+    shuffle = next((m for _, m in sent if m["t"] == "mp_shuffle"), key)
+    wrong: dict[str, Any] = {
+        "again": key,
+        "epoch": {**key, "epoch": 1 + flip % 3},
+        "step": {**shuffle, "step": (shuffle.get("step", 0) + 1 + flip % 2)},
+        "party": shuffle,
+        "deck": {**shuffle, "deck": flipped(shuffle.get("deck", b""), flip)},
+        "key": {**key, "key": flipped(key["key"], flip)},
+    }[mutation]
+    sender = BOT_PARTY if mutation == "party" else 1
+    view = parties[0]
+    before = (dict(view.next.announced), view.next.epoch,
+              {e: d.steps_done for e, d in view.next.decks.items()})
+    try:
+        view.receive(sender, wrong)
+    except FairnessError as exc:
+        assert exc.blamed == sender
+    after = (dict(view.next.announced), view.next.epoch,
+             {e: d.steps_done for e, d in view.next.decks.items()})
+    assert after == before
+    play_out(parties, seed=flip % 7)
+    settle(parties)
+    assert len({outcome(play) for play in parties.values()}) == 1
+    assert len({play.prepared_digest() for play in parties.values()} - {None}) == 1
+
+
+def flipped(data: bytes, at: int) -> bytes:
+    """`data` with one byte changed (empty stays empty)."""
+    if not data:
+        return data
+    i = at % len(data)
+    return data[:i] + bytes([data[i] ^ 0x41]) + data[i + 1:]
