@@ -142,15 +142,20 @@ def reading_share(players: int, rounds: int = 40, samples: int = 10) -> float:
     return right / held
 
 
-def oracle_share(rounds: int, playouts: int, players: int = 4) -> tuple[int, int]:
+def oracle_share(rounds: int, playouts: int, players: int = 4,
+                 know: str = "all") -> tuple[int, int]:
     """Rounds won by an expert whose sampled deals hold the real hands (the stock still
     shuffled), one against greedy at every other seat, seats and dealer rotating: how strong
-    the search would be if its reading of the opponents were perfect. Returns (wins, rounds)."""
+    the search would be if its reading of the opponents were perfect. Returns (wins, rounds).
+
+    `know` says whose hands it is dealt: "all" the opponents', "next" only the next seat's
+    (the others' cards and the stock shuffled together at random), "none" nobody's (every
+    hidden card at random, no reading at all): what each part of the knowledge is worth."""
     from engine import bots
     from engine.dealer import DealtRound
     from engine.expert import ExpertBot
     from engine.match import Match
-    from engine.playout import FastZodiak
+    from engine.playout import FastZodiak, bits
     from engine.sampling import ZodiakBelief
     from engine.zodiak import SIGNS, ZodiakRound
 
@@ -160,10 +165,21 @@ def oracle_share(rounds: int, playouts: int, players: int = 4) -> tuple[int, int
         def __init__(self, view: ZodiakRound, real: ZodiakRound) -> None:
             super().__init__(view)
             self.real = real
+            me = self.seat
+            self.unknown = [s for s in range(players) if s != me
+                            and (know == "none" or know == "next" and s != (me + 1) % players)]
 
         def sample(self, rng: random.Random) -> FastZodiak:
             world = FastZodiak.from_round(self.real, rng)
-            rng.shuffle(world.stock)
+            hidden = list(world.stock)
+            for seat in self.unknown:
+                hidden += bits(world.hands[seat])
+            rng.shuffle(hidden)
+            for seat in self.unknown:
+                size = world.hands[seat].bit_count()
+                world.hands[seat] = sum(1 << c for c in hidden[:size])
+                hidden = hidden[size:]
+            world.stock = hidden
             return world
 
     class Oracle(ExpertBot):
@@ -212,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--oracle", type=int, metavar="ROUNDS",
                         help="only play ROUNDS 4-player Zodiak rounds with an expert that is"
                         " dealt the real hands (--playouts a move) and print its wins")
+    parser.add_argument("--know", choices=("all", "next", "none"), default="all",
+                        help="with --oracle: the real hands of all opponents, of the next seat"
+                        " only, or of nobody (every hidden card dealt at random, no reading)")
     parser.add_argument("--first-seed", type=int, default=1,
                         help="the first chunk's seed (a second process on its own log starts"
                         " elsewhere, e.g. 1001, so that the two play different deals)")
@@ -227,9 +246,9 @@ def main(argv: list[str] | None = None) -> int:
                   " CPU second", flush=True)
         return 0
     if args.oracle:
-        wins, rounds = oracle_share(args.oracle, args.playouts)
+        wins, rounds = oracle_share(args.oracle, args.playouts, know=args.know)
         low, high = wilson_interval(wins, rounds)
-        print(f"zodiak, 4 players, the real hands: expert won {wins}/{rounds} ="
+        print(f"zodiak, 4 players, the real hands of {args.know}: expert won {wins}/{rounds} ="
               f" {100 * wins / rounds:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%),"
               f" playouts per move {args.playouts}", flush=True)
         return 0

@@ -268,3 +268,56 @@ def test_hekata_expert_takes_a_legal_trick() -> None:
     move = make_bot("expert", 0, playouts=60).choose(deal.view(0))
     total = deal.check(move)
     assert total % 100 == 0
+
+
+# -- the tree search (three or four players) -------------------------------------------------
+
+
+def test_tree_nodes_offer_legal_moves_that_depend_only_on_what_the_seat_sees() -> None:
+    """Every move a tree node compares is legal for the engine, greedy's and the draw among them;
+    and two deals that the seat cannot tell apart (the tree's key) give the same moves."""
+    from engine.expert import _seen_by, tree_candidates
+    from engine.fast_greedy import greedy_zodiak_move
+    from engine.playout import FastZodiak, to_engine_move
+
+    rng = random.Random(14)
+    checked = 0
+    for _ in range(12):
+        table = dealt("zodiak", 4, rng)
+        state = table.state
+        assert isinstance(state, zodiak.ZodiakRound)
+        while not state.round_over:
+            seat = state.turn
+            assert seat is not None
+            fast = FastZodiak.from_round(state)
+            moves = tree_candidates(fast)
+            assert greedy_zodiak_move(fast) in moves and None in moves
+            assert len(set(moves)) == len(moves)
+            for move in moves:
+                assert state.is_legal(to_engine_move(move)), f"{move} is illegal"
+                checked += 1
+            other = fast.copy()  # the opponents' cards dealt otherwise: the seat sees the same
+            hidden = [c for s in range(4) if s != seat for c in bits(other.hands[s])]
+            rng.shuffle(hidden)
+            for s in range(4):
+                if s != seat:
+                    size = other.hands[s].bit_count()
+                    other.hands[s], hidden = sum(1 << c for c in hidden[:size]), hidden[size:]
+            assert _seen_by(other, seat) == _seen_by(fast, seat)
+            assert tree_candidates(other) == moves
+            table.push(GreedyBot().choose(state.view(seat, history=False)))
+    assert checked > 500
+
+
+def test_tree_search_stops_at_its_playout_budget() -> None:
+    """With four players the expert searches a tree; a fixed budget is still exact."""
+    rng = random.Random(5)
+    for _ in range(6):
+        table = dealt("zodiak", 4, rng)
+        state = table.state
+        seat = state.turn
+        assert seat is not None
+        bot = ExpertBot(seed=0, seconds=None, playouts=53)
+        move = bot.choose(state.view(seat))
+        assert state.is_legal(move)  # type: ignore[arg-type]
+        assert bot.last_playouts == 53 or len(list(state.legal_moves())) == 1
