@@ -21,7 +21,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
+from engine.bots import GreedyBot
 from engine.errors import IllegalMove
+from engine.expert import ExpertBot
 from engine.games import game_named
 from engine.house import HouseRules
 from engine.match import Round
@@ -39,6 +41,7 @@ from netplay.session.events import (
     SeatInfo,
     SeatsChanged,
 )
+from netplay.session.thinking import choose_off_loop
 from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
@@ -492,6 +495,29 @@ class GameScreen(Screen[None]):
     def refusal_hint(self) -> str:
         """What to do after the engine refused your move; games may add a way out."""
         return ""
+
+    # -- hints --------------------------------------------------------------
+
+    async def action_hint(self) -> None:
+        view = self.view
+        if view is not None and self.my_turn:
+            await self.show_hint(GreedyBot().choose(view), "Hint")
+
+    def action_expert_hint(self) -> None:
+        view = self.view
+        if view is not None and self.my_turn:
+            self.set_status("The expert is thinking (about a second)…")
+            self._think_of_hint(view)
+
+    @work(exclusive=True, group="hint")
+    async def _think_of_hint(self, view: Round) -> None:
+        """Search for the expert's move in a worker thread, so the screen keeps answering."""
+        move = await choose_off_loop(ExpertBot(), view.copy())
+        if self.view is view and self.my_turn:  # nothing moved while it thought
+            await self.show_hint(move, "The expert's hint")
+
+    async def show_hint(self, move: Move, who: str) -> None:
+        """Set up `move` for you to play (or not); each game shows it its own way."""
 
     # -- actions ------------------------------------------------------------
 
