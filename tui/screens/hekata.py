@@ -45,7 +45,7 @@ class HekataScreen(GameScreen):
         Binding("down", "cursor_line(1)", "Down", show=False),
         Binding("enter,space", "choose", "Lay card", key_display="⏎"),
         Binding("h", "hint", "Hint"),
-        Binding("H", "expert_hint", "Expert", key_display="H"),
+        Binding("H", "expert_hint", "Expert hint", show=False),
         Binding("b", "back", "Hand"),
         Binding("o", "sort", "Sort"),
         *COMMON_BINDINGS,

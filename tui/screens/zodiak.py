@@ -45,7 +45,7 @@ class ZodiakScreen(GameScreen):
         Binding("enter", "play", "Play", key_display="⏎"),
         Binding("d", "draw", "Draw"),
         Binding("h", "hint", "Hint"),
-        Binding("H", "expert_hint", "Expert", key_display="H"),
+        Binding("H", "expert_hint", "Expert hint", show=False),
         Binding("escape", "clear", "Clear", key_display="esc"),
         Binding("o", "sort", "Sort", show=False),
         *COMMON_BINDINGS,
@@ -177,7 +177,7 @@ class ZodiakScreen(GameScreen):
                             f" draws {view.penalty}.", "error")
         else:
             self.set_status("Your turn: space selects cards for a run, enter plays, d draws,"
-                            " h hints.")
+                            " h or H hints.")
 
     def _has_run(self, view: ZodiakRound) -> bool:
         return any(view.can_start(c) for c in self.hand)
