@@ -66,3 +66,18 @@ async def test_the_expert_fills_a_hekata_trick_or_names_the_card() -> None:
             assert builders.first().is_legal and trick is not None and trick.total % 100 == 0
         else:
             assert "The expert's hint: no trick worth taking" in status
+
+
+async def test_pressing_h_again_while_the_expert_thinks_starts_no_second_search() -> None:
+    app = app_from_deal("zodiak", SEATS, 1, {"hands": [MY_HAND, BOT_HAND], "pile": ["2H"],
+                                            "stock": STOCK})
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        assert isinstance(screen, ZodiakScreen)
+        screen.action_expert_hint()
+        for _ in range(20):
+            screen.action_expert_hint()
+        searches = [w for w in app.workers if w.group == "hint"]
+        assert len(searches) == 1
+        status = await wait_for_hint(pilot, screen)
+        assert "The expert's hint" in status

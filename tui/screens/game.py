@@ -85,6 +85,7 @@ class GameScreen(Screen[None]):
         self.my_seat: int | None = session.my_seat
         self.target = 0
         self.view: Round | None = None
+        self.hint_thinking = False  # the expert searches for a hint in a worker thread
         self.scores: tuple[int, ...] = ()
         self.round_number = 0
         self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
@@ -505,14 +506,20 @@ class GameScreen(Screen[None]):
 
     def action_expert_hint(self) -> None:
         view = self.view
-        if view is not None and self.my_turn:
+        # A thread cannot be stopped: one search at a time, however fast H is pressed (an ssh
+        # visitor's presses must not pile up searches on the server).
+        if view is not None and self.my_turn and not self.hint_thinking:
             self.set_status("The expert is thinking (about a second)…")
+            self.hint_thinking = True
             self._think_of_hint(view)
 
-    @work(exclusive=True, group="hint")
+    @work(group="hint")
     async def _think_of_hint(self, view: Round) -> None:
         """Search for the expert's move in a worker thread, so the screen keeps answering."""
-        move = await choose_off_loop(ExpertBot(), view.copy())
+        try:
+            move = await choose_off_loop(ExpertBot(), view.copy())
+        finally:
+            self.hint_thinking = False
         if self.view is view and self.my_turn:  # nothing moved while it thought
             await self.show_hint(move, "The expert's hint")
 
