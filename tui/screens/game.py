@@ -21,7 +21,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
+from engine.bots import GreedyBot
 from engine.errors import IllegalMove
+from engine.expert import ExpertBot
 from engine.games import game_named
 from engine.house import HouseRules
 from engine.match import Round
@@ -39,6 +41,7 @@ from netplay.session.events import (
     SeatInfo,
     SeatsChanged,
 )
+from netplay.session.thinking import choose_off_loop
 from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
@@ -82,6 +85,7 @@ class GameScreen(Screen[None]):
         self.my_seat: int | None = session.my_seat
         self.target = 0
         self.view: Round | None = None
+        self.hint_thinking = False  # the expert searches for a hint in a worker thread
         self.scores: tuple[int, ...] = ()
         self.round_number = 0
         self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
@@ -492,6 +496,35 @@ class GameScreen(Screen[None]):
     def refusal_hint(self) -> str:
         """What to do after the engine refused your move; games may add a way out."""
         return ""
+
+    # -- hints --------------------------------------------------------------
+
+    async def action_hint(self) -> None:
+        view = self.view
+        if view is not None and self.my_turn:
+            await self.show_hint(GreedyBot().choose(view), "Hint")
+
+    def action_expert_hint(self) -> None:
+        view = self.view
+        # A thread cannot be stopped: one search at a time, however fast H is pressed (an ssh
+        # visitor's presses must not pile up searches on the server).
+        if view is not None and self.my_turn and not self.hint_thinking:
+            self.set_status("The expert is thinking (about a second)…")
+            self.hint_thinking = True
+            self._think_of_hint(view)
+
+    @work(group="hint")
+    async def _think_of_hint(self, view: Round) -> None:
+        """Search for the expert's move in a worker thread, so the screen keeps answering."""
+        try:
+            move = await choose_off_loop(ExpertBot(), view.copy())
+        finally:
+            self.hint_thinking = False
+        if self.view is view and self.my_turn:  # nothing moved while it thought
+            await self.show_hint(move, "The expert's hint")
+
+    async def show_hint(self, move: Move, who: str) -> None:
+        """Set up `move` for you to play (or not); each game shows it its own way."""
 
     # -- actions ------------------------------------------------------------
 

@@ -9,8 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
-from engine.bots import GreedyBot
 from engine.errors import IllegalMove
+from engine.games import Move
 from engine.hekata import HekataDeal, HekataEffect, HekataMove, best_trick
 from engine.match import Round
 from tui.screens.game import COMMON_BINDINGS, GameScreen
@@ -45,6 +45,7 @@ class HekataScreen(GameScreen):
         Binding("down", "cursor_line(1)", "Down", show=False),
         Binding("enter,space", "choose", "Lay card", key_display="⏎"),
         Binding("h", "hint", "Hint"),
+        Binding("H", "expert_hint", "Expert hint", show=False),
         Binding("b", "back", "Hand"),
         Binding("o", "sort", "Sort"),
         *COMMON_BINDINGS,
@@ -144,7 +145,7 @@ class HekataScreen(GameScreen):
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("choose", "hint"):
+        if action in ("choose", "hint", "expert_hint"):
             return True if self.my_turn and self.builder is None else None
         if action == "back":
             return self.builder is not None
@@ -163,15 +164,13 @@ class HekataScreen(GameScreen):
             return
         await self._open_builder(view, card)
 
-    async def action_hint(self) -> None:
+    async def show_hint(self, move: Move, who: str) -> None:
         view = self.deal_view
-        if view is None or not self.my_turn:
-            return
-        move = GreedyBot().choose(view)
+        assert isinstance(move, HekataMove) and view is not None
         self.cursor = self.hand.index(move.card) if move.card in self.hand else self.cursor
         if move.trick is None:
             self.show_game()
-            self.set_status(f"Hint: no trick worth taking; lay the {move.card} (enter).", "ok")
+            self.set_status(f"{who}: no trick worth taking; lay the {move.card} (enter).", "ok")
             return
         builder = await self._open_builder(view, move.card)
         builder.set_trick(move.trick)
