@@ -139,7 +139,7 @@ class JoinScreen(Screen[list[str] | None]):
     async def on_mount(self) -> None:
         table = self.query_one("#lan-tables", DataTable)
         table.add_columns("Host", "Game", "Seats", "Address")
-        self.browser = LanBrowser(lambda: self.call_later(self.show_tables), self.interfaces)
+        self.browser = LanBrowser(self._tables_changed, self.interfaces)
         try:
             await self.browser.start()
         except OSError as exc:  # no multicast on this machine: typing an address still works
@@ -151,6 +151,11 @@ class JoinScreen(Screen[list[str] | None]):
     async def on_unmount(self) -> None:
         if self.browser is not None:
             await self.browser.close()
+
+    def _tables_changed(self) -> None:
+        # The browser's callback: redraw after the message being handled (call_later's "was it
+        # queued" answer is of no use to the browser, which expects nothing back).
+        self.call_later(self.show_tables)
 
     def show_tables(self) -> None:
         """Redraw the list of announced tables."""
