@@ -73,9 +73,11 @@ class CardApp(App[str | None]):
         if theme in self.available_themes:
             self.theme = theme
         if self.session is not None and getattr(self.session, "match_started", True) is False:
+            from netplay.seat.remote import RemoteSession
             from tui.screens.seats import SeatsScreen
 
-            self.push_screen(SeatsScreen(self.session))  # type: ignore[arg-type]
+            assert isinstance(self.session, RemoteSession)  # the only session that waits so
+            self.push_screen(SeatsScreen(self.session))
         elif self.session is not None:
             self.play(self.session)
         else:

@@ -262,6 +262,7 @@ def _use_driver(driver: object) -> None:
     """Set what Textual read from the environment when the warm process imported it."""
     import textual.constants
 
+    # Textual declares its constants Final (read once, at import): here they are read again.
     if driver == WEB_DRIVER:
         os.environ["TEXTUAL_DRIVER"] = WEB_DRIVER
         textual.constants.DRIVER = WEB_DRIVER  # type: ignore[misc]
@@ -377,6 +378,7 @@ def share_parsed_css() -> None:
             style = styles[key] = parse_style(self, style_text)
         return style
 
+    # The ignores: Textual's methods are replaced, and a private attribute set, on purpose.
     shared_parse_rules.shared = True  # type: ignore[attr-defined]
     Stylesheet._parse_rules = shared_parse_rules  # type: ignore[method-assign]
     Stylesheet._variable_tokens = property(shared_variable_tokens)  # type: ignore[assignment]

@@ -106,6 +106,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
 
     def seats(self) -> TableRequest:
         """Return the game and seats the dialog currently describes, by the rules as written."""
+        # Ignored below: Textual types the value as maybe BLANK; allow_blank=False rules that out.
         return TableRequest(str(self.query_one("#game", Select).value),
                             int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
                             int(self.query_one("#bots", Select).value),  # type: ignore[arg-type]

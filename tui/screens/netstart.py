@@ -75,6 +75,7 @@ class HostSetup(ModalScreen[list[str] | None]):
     def arguments(self) -> list[str]:
         """The `cardtui host` command line the choices make; ValueError saying what is wrong."""
         game = str(self.query_one("#host-game", Select).value)
+        # Ignored below: Textual types the value as maybe BLANK; allow_blank=False rules that out.
         players = int(self.query_one("#host-players", Select).value)  # type: ignore[arg-type]
         bots = int(self.query_one("#host-bots", Select).value)  # type: ignore[arg-type]
         if bots >= players:

@@ -132,6 +132,7 @@ class StartScreen(Screen[None]):
 
     def options(self) -> MatchOptions:
         """The choices on the screen as match options; IllegalMove if the house rules are not."""
+        # Ignored below: Textual types the value as maybe BLANK; allow_blank=False rules that out.
         return MatchOptions(
             game=str(self.query_one("#game", Select).value),
             players=int(self.query_one("#players-choice", Select).value),  # type: ignore[arg-type]
