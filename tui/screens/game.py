@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import ClassVar
 
@@ -42,6 +43,7 @@ from netplay.session.events import (
     SeatsChanged,
 )
 from netplay.session.thinking import choose_off_loop
+from tui.appapi import card_app
 from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
@@ -75,6 +77,9 @@ class GameScreen(Screen[None]):
 
     # Each game's screen lists its own keys first and then these, so the footer reads in that order.
     BINDINGS: ClassVar[list[BindingType]] = []
+    # The hand is the CardRow #hand in both games; each screen keeps its cards and the cursor.
+    hand: Sequence[object]
+    cursor: int
 
     def __init__(self, session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> None:
         super().__init__()
@@ -362,7 +367,7 @@ class GameScreen(Screen[None]):
         table = self.score_history()
         if table:
             body += "\n\n" + table
-        rematch = self.app.can_rematch()  # type: ignore[attr-defined]
+        rematch = card_app(self.app).can_rematch()
         self.app.push_screen(MatchResult(title, body, rematch), self._after_result)
 
     def _start_again(self) -> None:
@@ -380,7 +385,7 @@ class GameScreen(Screen[None]):
             if self.match_over:
                 self.show_result()
         elif choice == "rematch":
-            self.app.rematch()  # type: ignore[attr-defined]
+            card_app(self.app).rematch()
         elif choice == "leave":
             self.app.exit(title)
         else:
@@ -535,15 +540,14 @@ class GameScreen(Screen[None]):
             return self.reviewing
         return True
 
-    # The hand is the CardRow #hand in both games; each screen keeps `hand` and `cursor`.
     def action_cursor(self, step: int) -> None:
-        if self.hand:  # type: ignore[attr-defined]
-            self.cursor = (self.cursor + step) % len(self.hand)  # type: ignore[attr-defined]
+        if self.hand:
+            self.cursor = (self.cursor + step) % len(self.hand)
             self.query_one("#hand", CardRow).cursor = self.cursor
 
     def action_cursor_to(self, index: int) -> None:
-        if self.hand:  # type: ignore[attr-defined]
-            self.cursor = index % len(self.hand)  # type: ignore[attr-defined]
+        if self.hand:
+            self.cursor = index % len(self.hand)
             self.query_one("#hand", CardRow).cursor = self.cursor
 
     def action_show_result(self) -> None:
@@ -553,8 +557,8 @@ class GameScreen(Screen[None]):
 
     def action_cursor_line(self, direction: int) -> None:
         row = self.query_one("#hand", CardRow)
-        target = self.cursor + direction * row.per_line()  # type: ignore[attr-defined]
-        if self.hand and 0 <= target < len(self.hand):  # type: ignore[attr-defined]
+        target = self.cursor + direction * row.per_line()
+        if self.hand and 0 <= target < len(self.hand):
             self.cursor = target
             row.cursor = target
 
@@ -591,6 +595,6 @@ class GameScreen(Screen[None]):
 
         async def answer(yes: bool | None) -> None:
             if yes:
-                await self.app.leave()
+                await card_app(self.app).leave()
 
         self.app.push_screen(ConfirmQuit(question), answer)

@@ -13,6 +13,8 @@ from engine.errors import IllegalMove
 from engine.games import Move
 from engine.hekata import HekataDeal, HekataEffect, HekataMove, best_trick
 from engine.match import Round
+from netplay.session.events import GameSession
+from tui.appapi import card_app
 from tui.screens.game import COMMON_BINDINGS, GameScreen
 from tui.settings import HEKATA_ORDERS
 from tui.widgets.cardface import digit_face
@@ -51,8 +53,8 @@ class HekataScreen(GameScreen):
         *COMMON_BINDINGS,
     ]
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> None:
+        super().__init__(session, ascii_only, pace)
         self.hand: list[int] = []
         self.cursor = 0
         self.takers: set[int] = set()
@@ -90,9 +92,9 @@ class HekataScreen(GameScreen):
         view = self.deal_view
         if view is None:
             return
-        mine = self.my_seat is not None and self.my_seat < len(view.hands)
-        self._update_takers(view, [c for c in view.hands[self.my_seat] if c is not None]
-                            if mine else [])
+        seat = self.my_seat
+        mine = view.hands[seat] if seat is not None and seat < len(view.hands) else []
+        self._update_takers(view, [c for c in mine if c is not None])
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
         table = self.query_one("#table", CardRow)
         fresh_last = (self.last_mover is not None and self.last_move is not None
@@ -205,7 +207,7 @@ class HekataScreen(GameScreen):
             return
         orders = list(HEKATA_ORDERS)
         by = orders[(orders.index(settings.hekata_order) + 1) % len(orders)]
-        self.app.update_settings(replace(settings, hekata_order=by))  # type: ignore[attr-defined]
+        card_app(self.app).update_settings(replace(settings, hekata_order=by))
         current = self.hand[self.cursor] if self.hand else None
         self.show_game()
         if current in self.hand:

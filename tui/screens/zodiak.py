@@ -15,6 +15,8 @@ from engine.errors import IllegalMove
 from engine.games import Move
 from engine.match import Round
 from engine.zodiak import Draw, MoveEffect, Run, ZodiakRound
+from netplay.session.events import GameSession
+from tui.appapi import card_app
 from tui.literal import literal
 from tui.screens.dialogs import SuitPicker
 from tui.screens.game import COMMON_BINDINGS, GameScreen
@@ -51,8 +53,8 @@ class ZodiakScreen(GameScreen):
         *COMMON_BINDINGS,
     ]
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> None:
+        super().__init__(session, ascii_only, pace)
         self.hand: list[Card] = []
         self.cursor = 0
         self.selected: list[Card] = []
@@ -93,11 +95,11 @@ class ZodiakScreen(GameScreen):
         view = self.round_view
         if view is None:
             return
-        mine = self.my_seat is not None and self.my_seat < len(view.hands)
+        seat = self.my_seat
+        mine = view.hands[seat] if seat is not None and seat < len(view.hands) else []
         order = getattr(self.app, "settings", None)
         by = order.hand_order if order is not None else "suit"
-        self.hand = sort_hand([c for c in view.hands[self.my_seat] if c is not None],
-                              by) if mine else []
+        self.hand = sort_hand([c for c in mine if c is not None], by)
         self.selected = [c for c in self.selected if c in self.hand]
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
         self._show_pile(view)
@@ -221,7 +223,7 @@ class ZodiakScreen(GameScreen):
         if settings is None:
             return
         by = "rank" if settings.hand_order == "suit" else "suit"
-        app.update_settings(replace(settings, hand_order=by))  # type: ignore[attr-defined]
+        card_app(app).update_settings(replace(settings, hand_order=by))
         current = self.hand[self.cursor] if self.hand else None
         self.show_game()
         if current in self.hand:
