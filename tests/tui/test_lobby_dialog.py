@@ -1,71 +1,39 @@
-"""The SSH lobby's new-table dialog: cancelling it leaves a seat being taken alone.
+"""The SSH lobby's new-table dialog: cancelling it starts nothing that could cancel a seat.
 
 Opening a table and taking a seat share one exclusive worker group ("sit"), so starting one
 cancels the other. The dialog's cancel used to start the create worker too (with no table),
-which cancelled a seat the player had asked for just before."""
+which cancelled a seat the player had asked for just before. Real parts: the server's app,
+its lobby and tables client, against the real tables API on loopback."""
 
 from __future__ import annotations
 
-import asyncio
+from aiohttp import web
 
-from textual.app import App
-from textual.widgets import Static
-
-from netplay.table.service import TableInfo
+from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
 from tui.screens.lobby import LobbyScreen, NewTableDialog
-
-TABLE = TableInfo(room="K7QX-M2RD-9A", game="zodiak", players=2, taken=1, people=1, watching=0,
-                  state="waiting")
+from tui.ssh_entry import ServerApp
 
 
-class QuietTables:
-    """A tables client with one table whose listing never changes."""
-
-    async def watch(self, since: int | None, wait: float = 25.0) -> tuple[list[TableInfo], int]:
-        if since is not None:
-            await asyncio.Event().wait()  # nothing changes
-        return [TABLE], 1
-
-
-class SlowSeatApp(App[None]):
-    """An app that takes its time seating the player (a slow relay), noting how that ended."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.asked: list[str] = []
-        self.cancelled = False
-        self.release = asyncio.Event()
-
-    def get_default_screen(self) -> LobbyScreen:
-        return LobbyScreen(QuietTables(), "Me")  # type: ignore[arg-type]  # a stand-in client
-
-    async def sit(self, room: str, *, owner: bytes | None = None,
-                  watch: bool = False) -> str | None:
-        self.asked.append(room)
-        try:
-            await self.release.wait()
-        except asyncio.CancelledError:
-            self.cancelled = True
-            raise
-        return None
-
-
-async def test_cancelling_the_new_table_dialog_keeps_the_seat_being_taken() -> None:
-    app = SlowSeatApp()
-    async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if str(app.screen.query_one("#lobby-status", Static).render()).startswith("1 table"):
-                break
-        await pilot.press("enter")  # join the table: the seat is on its way
-        await pilot.pause(0.1)
-        assert len(app.asked) == 1
-        await pilot.press("n")
-        await pilot.pause(0.1)
-        assert isinstance(app.screen, NewTableDialog)
-        await pilot.press("escape")
-        await pilot.pause(0.2)
-        assert not isinstance(app.screen, NewTableDialog)
-        assert not app.cancelled, "cancelling the dialog cancelled the seat being taken"
-        app.release.set()
-        await pilot.pause(0.1)
+async def test_cancelling_the_new_table_dialog_starts_no_seat_or_table_worker() -> None:
+    api = web.Application()
+    add_table_routes(api, TablesService(TableLimits()))
+    runner = web.AppRunner(api, shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        app = ServerApp(TablesClient(f"http://127.0.0.1:{port}"), "Me")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, LobbyScreen)
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, NewTableDialog)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, LobbyScreen)
+            started = [w.name for w in app.workers if w.group == "sit"]
+            assert started == [], f"cancelling the dialog started {started}"
+    finally:
+        await runner.cleanup()
