@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from engine.zodiak import Run
-from tests.tui.conftest import app_from_deal, settle
+from tests.tui.conftest import settle
 from tests.tui.test_hekata_play import deal_app
-from tests.tui.test_zodiak_play import BOT_HAND, MY_HAND, SEATS, STOCK
+from tests.tui.test_zodiak_play import example_app
 from tui.screens.hekata import HekataScreen
 from tui.screens.zodiak import ZodiakScreen
 from tui.widgets.trick_builder import TrickBuilder
@@ -20,8 +20,7 @@ async def wait_for_hint(pilot, screen) -> str:  # type: ignore[no-untyped-def]
 
 
 async def test_the_expert_sets_up_a_legal_run_and_enter_plays_it() -> None:
-    app = app_from_deal("zodiak", SEATS, 1, {"hands": [MY_HAND, BOT_HAND], "pile": ["2H"],
-                                            "stock": STOCK})
+    app = example_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await settle(pilot)
         assert isinstance(screen, ZodiakScreen) and screen.my_turn
@@ -39,8 +38,7 @@ async def test_the_expert_sets_up_a_legal_run_and_enter_plays_it() -> None:
 
 
 async def test_a_hint_that_comes_after_the_turn_is_dropped() -> None:
-    app = app_from_deal("zodiak", SEATS, 1, {"hands": [MY_HAND, BOT_HAND], "pile": ["2H"],
-                                            "stock": STOCK})
+    app = example_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await settle(pilot)
         assert isinstance(screen, ZodiakScreen)
@@ -69,8 +67,7 @@ async def test_the_expert_fills_a_hekata_trick_or_names_the_card() -> None:
 
 
 async def test_pressing_h_again_while_the_expert_thinks_starts_no_second_search() -> None:
-    app = app_from_deal("zodiak", SEATS, 1, {"hands": [MY_HAND, BOT_HAND], "pile": ["2H"],
-                                            "stock": STOCK})
+    app = example_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await settle(pilot)
         assert isinstance(screen, ZodiakScreen)
