@@ -21,9 +21,9 @@ def test_ruff_is_clean() -> None:
 
 
 def test_types_check() -> None:
-    """DESIGN 'Conventions': types checked, by mypy pinned in pyproject, over engine/ and netplay/."""
+    """DESIGN 'Conventions': types checked by mypy, pinned in pyproject, over engine/ netplay/ tui/."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
-    assert config["files"] == ["engine", "netplay"]
+    assert config["files"] == ["engine", "netplay", "tui"]
     found = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"],
                            capture_output=True, text=True, cwd=ROOT, check=False)
     assert found.returncode == 0, found.stdout + found.stderr

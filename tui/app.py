@@ -6,8 +6,9 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -16,6 +17,9 @@ from netplay.session.events import GameSession
 from tui.matchsetup import MatchOptions
 from tui.screens.game import GameScreen
 from tui.settings import Settings, load_settings, record_match, record_trick, save_settings
+
+if TYPE_CHECKING:
+    from tui.appapi import CardAppAPI
 
 # The one place in the app that names each game's screen.
 GAME_SCREENS: dict[str, tuple[str, str]] = {
@@ -61,15 +65,19 @@ class CardApp(App[str | None]):
         listed = os.environ.get("CARDTUI_LAN_INTERFACES", "")
         self.lan_interfaces = [a.strip() for a in listed.split(",") if a.strip()] or None
 
-    def on_mount(self) -> None:
+    def on_mount(self, event: events.Mount) -> None:
+        # The event is taken, though not used, so that the SSH server's app (whose own handler
+        # stops this one with it) overrides this handler with the same signature.
         # A light terminal can ask for a light theme (any Textual theme name); else the saved one.
         theme = os.environ.get("CARDTUI_THEME") or self.settings.theme
         if theme in self.available_themes:
             self.theme = theme
         if self.session is not None and getattr(self.session, "match_started", True) is False:
+            from netplay.seat.remote import RemoteSession
             from tui.screens.seats import SeatsScreen
 
-            self.push_screen(SeatsScreen(self.session))  # type: ignore[arg-type]
+            assert isinstance(self.session, RemoteSession)  # the only session that waits so
+            self.push_screen(SeatsScreen(self.session))
         elif self.session is not None:
             self.play(self.session)
         else:
@@ -78,8 +86,9 @@ class CardApp(App[str | None]):
             self.push_screen(StartScreen(self.defaults, self.ascii_only))
 
     def watch_theme(self, theme: str) -> None:
-        # A theme chosen with F9 or in the settings is the theme next time.
-        if self.is_mounted and theme != self.settings.theme and not os.environ.get("CARDTUI_THEME"):
+        # A theme chosen with F9 or in the settings is the theme next time. (The theme set as the
+        # app mounts is the saved one, or CARDTUI_THEME's: neither is saved.)
+        if theme != self.settings.theme and not os.environ.get("CARDTUI_THEME"):
             self.update_settings(replace(self.settings, theme=theme))
 
     def update_settings(self, settings: Settings) -> None:
@@ -189,3 +198,8 @@ class CardApp(App[str | None]):
 
     async def action_quit(self) -> None:
         await self.leave()
+
+
+if TYPE_CHECKING:
+    # The screens reach this app through tui.appapi's protocol: mypy checks that it fits.
+    _SCREENS_VIEW: type[CardAppAPI] = CardApp

@@ -22,7 +22,7 @@ COMMANDS = {
 SUMMARIES = {
     "play": "play a match against bots in the terminal",
     "replay": "play a game record through the engine and report the result",
-    "hint": "show the best trick (Hekata) or the run the greedy bot would play (Zodiak)",
+    "hint": "show the best trick (Hekata) or a bot's move (greedy, or --bot expert) for a hand",
     "sim": "play bot-only rounds and report wins per bot and speed",
     "host": "host a networked game (a relay, the dealer and your own seat)",
     "join": "join a networked game by address or room code",

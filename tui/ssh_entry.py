@@ -8,9 +8,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import aiohttp
+from rich.console import RenderableType
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.theme import Theme
@@ -22,6 +23,7 @@ from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.service import TableInfo, TablesClient
 from tui.app import CardApp
+from tui.appapi import LobbyAppAPI
 from tui.literal import literal
 from tui.screens.game import GameScreen
 from tui.screens.lobby import LobbyScreen
@@ -140,14 +142,14 @@ class ServerApp(CardApp):
         self.sub_title = "lobby"
 
     def exit(self, result: str | None = None, return_code: int = 0,
-             message: object | None = None) -> None:
+             message: RenderableType | None = None) -> None:
         # The game screen exits the app when a match ends; on a server that means the lobby.
         if not self._quitting and isinstance(self.screen, GameScreen):
             if result:
                 self.notify(literal(result).plain, timeout=8, markup=False)
             self.call_later(self.leave)
             return
-        super().exit(result, return_code, message)  # type: ignore[arg-type]
+        super().exit(result, return_code, message)
 
     async def action_quit(self) -> None:
         self._quitting = True
@@ -162,6 +164,11 @@ def run_app(server: str, name: str, ascii_only: bool = False, settings: Settings
                     settings=settings, on_drawn=on_drawn, listing=listing)
     app.run()
     return app.return_code or 0
+
+
+if TYPE_CHECKING:
+    # The lobby screen reaches this app through tui.appapi's protocol: mypy checks that it fits.
+    _LOBBY_VIEW: type[LobbyAppAPI] = ServerApp
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -196,9 +196,14 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
             os.environ.update({k: str(v) for k, v in environment.items() if k in FORWARDED_ENV})
             _use_driver(environment.get("TEXTUAL_DRIVER"))
         # The streams were made for the warm process's pipes; the app needs the terminal's.
-        sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-        sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-        sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        # Textual's driver reads and writes sys.__stdin__ and sys.__stderr__, so those are
+        # replaced too, though typeshed declares them Final (which fits any other program).
+        stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+        stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        sys.stdin = sys.__stdin__ = stdin  # type: ignore[misc]
+        sys.stdout = sys.__stdout__ = stdout  # type: ignore[misc]
+        sys.stderr = sys.__stderr__ = stderr  # type: ignore[misc]
         threading.Thread(target=_follow_requester, args=(conn,), daemon=True).start()
         # Asked before our turn, so the answer's wait overlaps the queue's.
         listing = fetch_listing(server, LISTING_SECONDS)
@@ -257,6 +262,7 @@ def _use_driver(driver: object) -> None:
     """Set what Textual read from the environment when the warm process imported it."""
     import textual.constants
 
+    # Textual declares its constants Final (read once, at import): here they are read again.
     if driver == WEB_DRIVER:
         os.environ["TEXTUAL_DRIVER"] = WEB_DRIVER
         textual.constants.DRIVER = WEB_DRIVER  # type: ignore[misc]
@@ -372,13 +378,14 @@ def share_parsed_css() -> None:
             style = styles[key] = parse_style(self, style_text)
         return style
 
+    # The ignores: Textual's methods are replaced, and a private attribute set, on purpose.
     shared_parse_rules.shared = True  # type: ignore[attr-defined]
     Stylesheet._parse_rules = shared_parse_rules  # type: ignore[method-assign]
     Stylesheet._variable_tokens = property(shared_variable_tokens)  # type: ignore[assignment]
     Stylesheet.parse_style = shared_parse_style  # type: ignore[method-assign]
     # A rule set hashes by identity: the C slot does that without a Python call per lookup,
     # and matching a widget to the rules looks each rule up several times.
-    RuleSet.__hash__ = object.__hash__  # type: ignore[assignment]
+    RuleSet.__hash__ = object.__hash__  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> int:

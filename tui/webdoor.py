@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import textual_serve
 from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
@@ -29,7 +30,7 @@ from netplay.ssh.guard import LoginThrottle, SessionCounter, capped_size, log_fa
 
 log = logging.getLogger("cardtui.door")
 
-STATIC = Path(__import__("textual_serve").__file__).parent / "static"
+STATIC = Path(textual_serve.__file__).parent / "static"
 # Only these files are served: nothing is listed, nothing else under the directory is reachable.
 STATIC_FILES = {
     "css/xterm.css": "text/css",

@@ -39,9 +39,10 @@ def cards_text(cards: Sequence[Card | None], ascii_only: bool = False) -> str:
     return " ".join(c.pretty(ascii_only) if c is not None else "?" for c in cards)
 
 
-def zodiak_words(name: str, effect: MoveEffect, zodiac_card: Card, penalty_after: int,
+def zodiak_words(name: str, effect: MoveEffect, zodiac_card: Card | None, penalty_after: int,
                  ascii_only: bool = False, show_drawn: bool = False) -> str:
-    """One Zodiak move in words: who played what, what it makes the next player do."""
+    """One Zodiak move in words: who played what, what it makes the next player do
+    (`zodiac_card` is the mover's, or None when the round is not known)."""
     move = effect.move
     if isinstance(move, Draw):
         n = len(effect.drawn)

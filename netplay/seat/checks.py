@@ -5,7 +5,6 @@ docs/FAIRNESS.md says what each check proves and whom a failure blames.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from engine import zodiak
@@ -64,7 +63,7 @@ from netplay.protocol import (
     read_numbers,
 )
 from netplay.seat.state import M, SeatState
-from netplay.session.events import MatchStarted, Notice, RoundEnded, RoundStarted
+from netplay.session.events import Notice, RoundEnded
 
 
 class ClientChecks(SeatState):
@@ -433,13 +432,8 @@ class ClientChecks(SeatState):
             self.trusted = False
             raise ProtocolError("bad_frame", f"impossible deal: {exc}") from None
         ledger.start = (dealer, list(scores), list(signs), players)
-        self.view, self.round_number = state, ledger.number
-        self.turn_since = time.monotonic()
-        if not self._started_match:
-            self._started_match = True
-            self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
-                                   tuple(state.scores)))
-        self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
+        self.round_number = ledger.number
+        self._show_round_start(state)
 
     def _on_seeds(self, msg: Seeds) -> None:
         """Seeds of a round with very many shuffles, revealed ahead of its `round_end`."""

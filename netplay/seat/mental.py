@@ -49,7 +49,7 @@ from netplay.messages import (
 )
 from netplay.protocol import HOST_SENDER, pack, read_numbers
 from netplay.seat.state import SeatState
-from netplay.session.events import MatchStarted, MoveMade, Notice, RoundStarted
+from netplay.session.events import MoveMade, Notice
 
 FORWARD_SECONDS = 10.0
 """How long a signed message may wait to come back forwarded before it is sent again; after as
@@ -380,13 +380,7 @@ class SeatMental(SeatState):
         if state is None:
             return
         if self.view is None:
-            self.view = state
-            self.turn_since = time.monotonic()
-            if not self._started_match:
-                self._started_match = True
-                self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
-                                       tuple(state.scores)))
-            self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
+            self._show_round_start(state)
         while self._shown < len(state.history):
             effect = state.history[self._shown]
             self._shown += 1

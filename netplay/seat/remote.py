@@ -639,6 +639,12 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
             continue
         if isinstance(event, RoundStarted):
             answered = None  # a round dealt again after a void starts from move 0 again
+        if isinstance(event, Notice):
+            # A refusal, a reconnection, the host away or back: the move sent for this
+            # position may not have counted. Send it again at the next moment no other event
+            # waits, even when this notice is not that moment (the rejoin's resync queued
+            # behind a refusal of the move sent before the host seated the new connection).
+            answered = None
         if isinstance(event, RematchOffered) and rematches > 0:
             rematches -= 1
             session.after_match = rematches > 0
@@ -651,7 +657,7 @@ async def play_as_bot(session: RemoteSession, kind: str, seed: int = 0,
                     session.mental.moves or session.my_seat not in session.mental.my_seats()))):
             continue
         position = (session.round_number, len(view.history))
-        if position == answered and not isinstance(event, Notice):
+        if position == answered:
             continue
         answered = position
         try:

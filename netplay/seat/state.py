@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +37,7 @@ from netplay.messages import (
 from netplay.protocol import ChainHead, RoundLedger
 from netplay.relay.client import RelayConnection
 from netplay.seat.keyfile import SeatIdentity
-from netplay.session.events import GameSession, SeatInfo
+from netplay.session.events import GameSession, MatchStarted, RoundStarted, SeatInfo
 
 M = TypeVar("M", bound=Message)
 
@@ -114,6 +115,15 @@ class SeatState(GameSession, ABC):
     chat_log: list[str] = field(default_factory=list)
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
     _retry: asyncio.Task[None] | None = None
+
+    def _show_round_start(self, state: Round) -> None:
+        """Take `state` as the round's view and tell the screen a round (and the match) began."""
+        self.view, self.turn_since = state, time.monotonic()
+        if not self._started_match:
+            self._started_match = True
+            self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
+                                   tuple(state.scores)))
+        self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
 
     # -- netplay/seat/remote.py -----------------------------------------------
 

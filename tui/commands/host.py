@@ -212,8 +212,9 @@ async def host_main(args: argparse.Namespace) -> int:
     await conn.close()
     if relay is not None:
         await relay.close()
-    if serving.done() and not serving.cancelled() and serving.exception() is not None:
-        raise serving.exception()  # type: ignore[misc]  # the relay refused the room back
+    refused = serving.exception() if serving.done() and not serving.cancelled() else None
+    if refused is not None:
+        raise refused  # the relay refused the room back
     if lost and relay is None:
         code = conn.close_code
         say(f"lost the relay before the match ended{f' (close code {code})' if code else ''}")

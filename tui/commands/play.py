@@ -6,6 +6,7 @@ import argparse
 import getpass
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
 from engine.errors import IllegalMove, RecordError
 from engine.games import GAME_NAMES, GAMES, ZODIAK
@@ -14,6 +15,9 @@ from engine.zodiak import SIGNS
 from tui.commands.netargs import add_think_argument
 from tui.matchsetup import DEFAULT_SPEED, MatchOptions, sign_of_today
 from tui.settings import load_settings
+
+if TYPE_CHECKING:
+    from tui.app import CardApp
 
 HELP = ("Play Zodiak (to 55) or Hekata (to 10,000) against bots. Quitting saves the match;"
         " `cardtui play --resume` continues it.")
@@ -125,7 +129,7 @@ def run_command(argv: list[str]) -> int:
     return int(module.run(parser.parse_args(rest)) or 0)
 
 
-def _run_app(app) -> int:
+def _run_app(app: CardApp) -> int:
     message = app.run()
     session = app.session
     # However the app ended (a crash, a closed terminal), an unfinished local match is kept.

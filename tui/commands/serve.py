@@ -11,9 +11,12 @@ import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # Every SSH session's launcher imports this module (see `launch`), so what only the server
 # needs (asyncio, platformdirs, aiohttp, ...) is imported inside the functions that use it.
+if TYPE_CHECKING:
+    from aiohttp import web
 
 HELP = (
     "Run a card server: anyone can `ssh -p PORT HOST` and sit at a table. One process holds a "
@@ -214,8 +217,6 @@ def launch(argv: list[str]) -> int:
 
 async def serve(args: argparse.Namespace) -> int:
     """Start the relay with its tables, the SSH door and the web front, then wait for a signal."""
-    from aiohttp import web
-
     from netplay.relay.server import RelayLimits, make_relay_app
     from netplay.ssh.door import DoorLimits, ForkServer, SessionInfo, SSHDoor
     from netplay.ssh.guard import LoginThrottle, SessionCounter
@@ -290,7 +291,7 @@ async def serve(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _cleanup(runners: list) -> None:
+async def _cleanup(runners: list[web.AppRunner]) -> None:
     for runner in reversed(runners):
         await runner.cleanup()
 
@@ -330,17 +331,17 @@ async def warm_process(server: str, cold: bool) -> AsyncIterator[str | None]:
                 await process.wait()
 
 
-async def start_runner(app: object, runners: list) -> object:
+async def start_runner(app: web.Application, runners: list[web.AppRunner]) -> web.AppRunner:
     """Set up a runner for app and keep it in runners (cleaned up at the end)."""
     from aiohttp import web
 
-    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=5.0)  # type: ignore[arg-type]
+    runner = web.AppRunner(app, handle_signals=False, shutdown_timeout=5.0)
     await runner.setup()
     runners.append(runner)
     return runner
 
 
-async def listen(runner: object, bind: str, port: int, capped: bool = False) -> int:
+async def listen(runner: web.AppRunner, bind: str, port: int, capped: bool = False) -> int:
     """Serve runner's application on bind:port as well; return the bound port.
 
     capped: count connections per address and in total (netplay.table.opened.ConnectionCap),
@@ -353,17 +354,21 @@ async def listen(runner: object, bind: str, port: int, capped: bool = False) -> 
     from netplay.table.opened import ConnectionCap
 
     class Site(web.TCPSite):
+        bound_port = 0
+
         async def start(self) -> None:
             await web.BaseSite.start(self)
             factory = self._runner.server
             assert factory is not None
-            self._server = await asyncio.get_running_loop().create_server(
+            server = await asyncio.get_running_loop().create_server(
                 ConnectionCap().wrap(factory) if capped else factory, self._host, self._port,
                 backlog=self._backlog)
+            self._server = server
+            self.bound_port = server.sockets[0].getsockname()[1]
 
-    site = Site(runner, bind, port)  # type: ignore[arg-type]
+    site = Site(runner, bind, port)
     await site.start()
-    return site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return site.bound_port
 
 
 async def until_signalled() -> None:

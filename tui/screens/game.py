@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import ClassVar
 
@@ -21,7 +22,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
 
+from engine.bots import GreedyBot
 from engine.errors import IllegalMove
+from engine.expert import ExpertBot
 from engine.games import game_named
 from engine.house import HouseRules
 from engine.match import Round
@@ -39,6 +42,8 @@ from netplay.session.events import (
     SeatInfo,
     SeatsChanged,
 )
+from netplay.session.thinking import choose_off_loop
+from tui.appapi import card_app
 from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
@@ -72,6 +77,9 @@ class GameScreen(Screen[None]):
 
     # Each game's screen lists its own keys first and then these, so the footer reads in that order.
     BINDINGS: ClassVar[list[BindingType]] = []
+    # The hand is the CardRow #hand in both games; each screen keeps its cards and the cursor.
+    hand: Sequence[object]
+    cursor: int
 
     def __init__(self, session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> None:
         super().__init__()
@@ -82,6 +90,7 @@ class GameScreen(Screen[None]):
         self.my_seat: int | None = session.my_seat
         self.target = 0
         self.view: Round | None = None
+        self.hint_thinking = False  # the expert searches for a hint in a worker thread
         self.scores: tuple[int, ...] = ()
         self.round_number = 0
         self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
@@ -358,7 +367,7 @@ class GameScreen(Screen[None]):
         table = self.score_history()
         if table:
             body += "\n\n" + table
-        rematch = self.app.can_rematch()  # type: ignore[attr-defined]
+        rematch = card_app(self.app).can_rematch()
         self.app.push_screen(MatchResult(title, body, rematch), self._after_result)
 
     def _start_again(self) -> None:
@@ -376,7 +385,7 @@ class GameScreen(Screen[None]):
             if self.match_over:
                 self.show_result()
         elif choice == "rematch":
-            self.app.rematch()  # type: ignore[attr-defined]
+            card_app(self.app).rematch()
         elif choice == "leave":
             self.app.exit(title)
         else:
@@ -493,6 +502,35 @@ class GameScreen(Screen[None]):
         """What to do after the engine refused your move; games may add a way out."""
         return ""
 
+    # -- hints --------------------------------------------------------------
+
+    async def action_hint(self) -> None:
+        view = self.view
+        if view is not None and self.my_turn:
+            await self.show_hint(GreedyBot().choose(view), "Hint")
+
+    def action_expert_hint(self) -> None:
+        view = self.view
+        # A thread cannot be stopped: one search at a time, however fast H is pressed (an ssh
+        # visitor's presses must not pile up searches on the server).
+        if view is not None and self.my_turn and not self.hint_thinking:
+            self.set_status("The expert is thinking (about a second)…")
+            self.hint_thinking = True
+            self._think_of_hint(view)
+
+    @work(group="hint")
+    async def _think_of_hint(self, view: Round) -> None:
+        """Search for the expert's move in a worker thread, so the screen keeps answering."""
+        try:
+            move = await choose_off_loop(ExpertBot(), view.copy())
+        finally:
+            self.hint_thinking = False
+        if self.view is view and self.my_turn:  # nothing moved while it thought
+            await self.show_hint(move, "The expert's hint")
+
+    async def show_hint(self, move: Move, who: str) -> None:
+        """Set up `move` for you to play (or not); each game shows it its own way."""
+
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -502,15 +540,14 @@ class GameScreen(Screen[None]):
             return self.reviewing
         return True
 
-    # The hand is the CardRow #hand in both games; each screen keeps `hand` and `cursor`.
     def action_cursor(self, step: int) -> None:
-        if self.hand:  # type: ignore[attr-defined]
-            self.cursor = (self.cursor + step) % len(self.hand)  # type: ignore[attr-defined]
+        if self.hand:
+            self.cursor = (self.cursor + step) % len(self.hand)
             self.query_one("#hand", CardRow).cursor = self.cursor
 
     def action_cursor_to(self, index: int) -> None:
-        if self.hand:  # type: ignore[attr-defined]
-            self.cursor = index % len(self.hand)  # type: ignore[attr-defined]
+        if self.hand:
+            self.cursor = index % len(self.hand)
             self.query_one("#hand", CardRow).cursor = self.cursor
 
     def action_show_result(self) -> None:
@@ -520,8 +557,8 @@ class GameScreen(Screen[None]):
 
     def action_cursor_line(self, direction: int) -> None:
         row = self.query_one("#hand", CardRow)
-        target = self.cursor + direction * row.per_line()  # type: ignore[attr-defined]
-        if self.hand and 0 <= target < len(self.hand):  # type: ignore[attr-defined]
+        target = self.cursor + direction * row.per_line()
+        if self.hand and 0 <= target < len(self.hand):
             self.cursor = target
             row.cursor = target
 
@@ -558,6 +595,6 @@ class GameScreen(Screen[None]):
 
         async def answer(yes: bool | None) -> None:
             if yes:
-                await self.app.leave()
+                await card_app(self.app).leave()
 
         self.app.push_screen(ConfirmQuit(question), answer)

@@ -9,10 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 
-from engine.bots import GreedyBot
 from engine.errors import IllegalMove
+from engine.games import Move
 from engine.hekata import HekataDeal, HekataEffect, HekataMove, best_trick
 from engine.match import Round
+from netplay.session.events import GameSession
+from tui.appapi import card_app
 from tui.screens.game import COMMON_BINDINGS, GameScreen
 from tui.settings import HEKATA_ORDERS
 from tui.widgets.cardface import digit_face
@@ -45,13 +47,14 @@ class HekataScreen(GameScreen):
         Binding("down", "cursor_line(1)", "Down", show=False),
         Binding("enter,space", "choose", "Lay card", key_display="⏎"),
         Binding("h", "hint", "Hint"),
+        Binding("H", "expert_hint", "Expert hint", show=False),
         Binding("b", "back", "Hand"),
         Binding("o", "sort", "Sort"),
         *COMMON_BINDINGS,
     ]
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> None:
+        super().__init__(session, ascii_only, pace)
         self.hand: list[int] = []
         self.cursor = 0
         self.takers: set[int] = set()
@@ -89,9 +92,9 @@ class HekataScreen(GameScreen):
         view = self.deal_view
         if view is None:
             return
-        mine = self.my_seat is not None and self.my_seat < len(view.hands)
-        self._update_takers(view, [c for c in view.hands[self.my_seat] if c is not None]
-                            if mine else [])
+        seat = self.my_seat
+        mine = view.hands[seat] if seat is not None and seat < len(view.hands) else []
+        self._update_takers(view, [c for c in mine if c is not None])
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
         table = self.query_one("#table", CardRow)
         fresh_last = (self.last_mover is not None and self.last_move is not None
@@ -144,7 +147,7 @@ class HekataScreen(GameScreen):
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("choose", "hint"):
+        if action in ("choose", "hint", "expert_hint"):
             return True if self.my_turn and self.builder is None else None
         if action == "back":
             return self.builder is not None
@@ -163,15 +166,13 @@ class HekataScreen(GameScreen):
             return
         await self._open_builder(view, card)
 
-    async def action_hint(self) -> None:
+    async def show_hint(self, move: Move, who: str) -> None:
         view = self.deal_view
-        if view is None or not self.my_turn:
-            return
-        move = GreedyBot().choose(view)
+        assert isinstance(move, HekataMove) and view is not None
         self.cursor = self.hand.index(move.card) if move.card in self.hand else self.cursor
         if move.trick is None:
             self.show_game()
-            self.set_status(f"Hint: no trick worth taking; lay the {move.card} (enter).", "ok")
+            self.set_status(f"{who}: no trick worth taking; lay the {move.card} (enter).", "ok")
             return
         builder = await self._open_builder(view, move.card)
         builder.set_trick(move.trick)
@@ -206,7 +207,7 @@ class HekataScreen(GameScreen):
             return
         orders = list(HEKATA_ORDERS)
         by = orders[(orders.index(settings.hekata_order) + 1) % len(orders)]
-        self.app.update_settings(replace(settings, hekata_order=by))  # type: ignore[attr-defined]
+        card_app(self.app).update_settings(replace(settings, hekata_order=by))
         current = self.hand[self.cursor] if self.hand else None
         self.show_game()
         if current in self.hand:

@@ -22,6 +22,7 @@ from engine.games import GAME_NAMES, GAMES
 from engine.house import STANDARD
 from netplay.relay.wire import ROOM_CODE_LENGTH, format_room_code, parse_room_code
 from netplay.table.service import TableInfo, TableRequest, TablesClient
+from tui.appapi import lobby_app
 from tui.literal import literal
 from tui.widgets.bars import KeyLine, TitleBar
 from tui.widgets.house import HouseRulesInput
@@ -94,7 +95,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         bots_select = self.query_one("#bots", Select)
         bots_select.set_options([(str(n), n) for n in range(players)])
         bots_select.value = min(bots, players - 1)
-        people = players - bots_select.value  # type: ignore[operator]
+        people = players - bots_select.value
         self.query_one("#new-table-about", Static).update(
             f"{GAMES[game].title} for {players}: you"
             + (f" and {people - 1} more {'person' if people == 2 else 'people'}" if people > 1
@@ -105,6 +106,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
 
     def seats(self) -> TableRequest:
         """Return the game and seats the dialog currently describes, by the rules as written."""
+        # Ignored below: Textual types the value as maybe BLANK; allow_blank=False rules that out.
         return TableRequest(str(self.query_one("#game", Select).value),
                             int(self.query_one("#players", Select).value),  # type: ignore[arg-type]
                             int(self.query_one("#bots", Select).value),  # type: ignore[arg-type]
@@ -122,12 +124,12 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
     def action_cycle(self, name: str) -> None:
         chosen = self.seats()
         if name == "game":
-            following = GAME_NAMES[(GAME_NAMES.index(chosen.game) + 1) % len(GAME_NAMES)]
-            self._set_choices(following, chosen.players, chosen.bots)
+            game = GAME_NAMES[(GAME_NAMES.index(chosen.game) + 1) % len(GAME_NAMES)]
+            self._set_choices(game, chosen.players, chosen.bots)
         elif name == "players":
             seats = GAMES[chosen.game].players
-            following = seats[(seats.index(chosen.players) + 1) % len(seats)]
-            self._set_choices(chosen.game, following, chosen.bots)
+            players = seats[(seats.index(chosen.players) + 1) % len(seats)]
+            self._set_choices(chosen.game, players, chosen.bots)
         elif name == "kind":
             kind = self.query_one("#kind", Select)
             kind.value = BOT_KINDS[(BOT_KINDS.index(str(kind.value)) + 1) % len(BOT_KINDS)]
@@ -294,12 +296,16 @@ class LobbyScreen(Screen[None]):
         status.set_class(error, "-error")
 
     def action_new_table(self) -> None:
-        self.app.push_screen(NewTableDialog(), self._create)
+        def chosen(request: TableRequest | None) -> None:
+            # Only a table to open starts a worker: one in the "sit" group cancels the seat
+            # being taken, which a cancelled dialog must leave alone.
+            if request is not None:
+                self._create(request)
+
+        self.app.push_screen(NewTableDialog(), chosen)
 
     @work(exclusive=True, group="sit")
-    async def _create(self, request: TableRequest | None) -> None:
-        if request is None:
-            return
+    async def _create(self, request: TableRequest) -> None:
         self.set_status(f"Opening a {request.game} table for {request.players}…")
         try:
             room, owner = await self.client.create(request.game, request.players, request.bots,
@@ -328,6 +334,6 @@ class LobbyScreen(Screen[None]):
     async def sit(self, room: str, owner: bytes | None = None, watch: bool = False) -> None:
         """Ask the app to seat this player at room, reporting here if that fails."""
         self.set_status("Taking a seat…" if not watch else "Joining as a watcher…")
-        problem = await self.app.sit(room, owner=owner, watch=watch)  # type: ignore[attr-defined]
+        problem = await lobby_app(self.app).sit(room, owner=owner, watch=watch)
         if problem:
             self.set_status(problem, error=True)

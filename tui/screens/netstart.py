@@ -75,6 +75,7 @@ class HostSetup(ModalScreen[list[str] | None]):
     def arguments(self) -> list[str]:
         """The `cardtui host` command line the choices make; ValueError saying what is wrong."""
         game = str(self.query_one("#host-game", Select).value)
+        # Ignored below: Textual types the value as maybe BLANK; allow_blank=False rules that out.
         players = int(self.query_one("#host-players", Select).value)  # type: ignore[arg-type]
         bots = int(self.query_one("#host-bots", Select).value)  # type: ignore[arg-type]
         if bots >= players:
@@ -139,7 +140,7 @@ class JoinScreen(Screen[list[str] | None]):
     async def on_mount(self) -> None:
         table = self.query_one("#lan-tables", DataTable)
         table.add_columns("Host", "Game", "Seats", "Address")
-        self.browser = LanBrowser(lambda: self.call_later(self.show_tables), self.interfaces)
+        self.browser = LanBrowser(self._tables_changed, self.interfaces)
         try:
             await self.browser.start()
         except OSError as exc:  # no multicast on this machine: typing an address still works
@@ -151,6 +152,11 @@ class JoinScreen(Screen[list[str] | None]):
     async def on_unmount(self) -> None:
         if self.browser is not None:
             await self.browser.close()
+
+    def _tables_changed(self) -> None:
+        # The browser's callback: redraw after the message being handled (call_later's "was it
+        # queued" answer is of no use to the browser, which expects nothing back).
+        self.call_later(self.show_tables)
 
     def show_tables(self) -> None:
         """Redraw the list of announced tables."""

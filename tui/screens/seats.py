@@ -20,6 +20,7 @@ from engine.zodiak import SIGN_CARDS
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import SeatInfo
+from tui.appapi import card_app
 from tui.literal import literal
 from tui.widgets.house import HouseRulesInput
 
@@ -95,7 +96,7 @@ class SeatsScreen(Screen[None]):
         session = self.session
         if session.match_started:
             self._poller.stop()  # the switch takes a moment; switching twice would break it
-            self.app.call_later(self.app.play, session)  # type: ignore[attr-defined]
+            self.app.call_later(card_app(self.app).play, session)
             return
         if session.seats != self.seats or session.house != self._house_shown:
             self._house_shown = session.house  # house rules the host changed redraw the help

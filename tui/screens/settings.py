@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
 
 from engine.errors import IllegalMove
@@ -63,7 +64,7 @@ class SettingsScreen(Screen[Settings | None]):
         yield Footer()
 
     @staticmethod
-    def _field(label: str, widget) -> ComposeResult:
+    def _field(label: str, widget: Widget) -> ComposeResult:
         with Horizontal(classes="field"):
             yield Label(label, classes="field-label")
             yield widget

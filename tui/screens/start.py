@@ -16,6 +16,7 @@ from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
 from engine.games import GAMES, ZODIAK
 from engine.zodiak import SIGN_CARDS, SIGNS
+from tui.appapi import card_app
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
 from tui.widgets.house import HouseRulesInput
@@ -93,7 +94,7 @@ class StartScreen(Screen[None]):
                        speed=settings.speed)
 
     def action_settings(self) -> None:
-        self.app.open_settings(self._refresh_from_settings)  # type: ignore[attr-defined]
+        card_app(self.app).open_settings(self._refresh_from_settings)
 
     def _refresh_from_settings(self) -> None:
         self.defaults = self._with_settings(self.defaults)
@@ -131,6 +132,7 @@ class StartScreen(Screen[None]):
 
     def options(self) -> MatchOptions:
         """The choices on the screen as match options; IllegalMove if the house rules are not."""
+        # Ignored below: Textual types the value as maybe BLANK; allow_blank=False rules that out.
         return MatchOptions(
             game=str(self.query_one("#game", Select).value),
             players=int(self.query_one("#players-choice", Select).value),  # type: ignore[arg-type]
@@ -175,7 +177,7 @@ class StartScreen(Screen[None]):
         except IllegalMove as exc:
             self.query_one("#start-error", Static).update(str(exc))
             return
-        self.app.play(session)  # type: ignore[attr-defined]
+        card_app(self.app).play(session)
 
     def action_resume(self) -> None:
         try:
@@ -183,7 +185,7 @@ class StartScreen(Screen[None]):
         except (FileNotFoundError, RecordError, ValueError) as exc:
             self.query_one("#start-error", Static).update(Text(str(exc)))
             return
-        self.app.play(session)  # type: ignore[attr-defined]
+        card_app(self.app).play(session)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "play":
@@ -219,7 +221,7 @@ class StartScreen(Screen[None]):
     def _run_command(self, command: list[str] | None) -> None:
         # The network commands own the terminal themselves: this app ends and hands over.
         if command:
-            self.app.next_command = command  # type: ignore[attr-defined]
+            card_app(self.app).next_command = command
             self.app.exit()
 
     def action_help(self) -> None:

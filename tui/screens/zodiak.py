@@ -10,11 +10,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from engine.bots import GreedyBot
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
 from engine.errors import IllegalMove
+from engine.games import Move
 from engine.match import Round
 from engine.zodiak import Draw, MoveEffect, Run, ZodiakRound
+from netplay.session.events import GameSession
+from tui.appapi import card_app
 from tui.literal import literal
 from tui.screens.dialogs import SuitPicker
 from tui.screens.game import COMMON_BINDINGS, GameScreen
@@ -45,13 +47,14 @@ class ZodiakScreen(GameScreen):
         Binding("enter", "play", "Play", key_display="⏎"),
         Binding("d", "draw", "Draw"),
         Binding("h", "hint", "Hint"),
+        Binding("H", "expert_hint", "Expert hint", show=False),
         Binding("escape", "clear", "Clear", key_display="esc"),
         Binding("o", "sort", "Sort", show=False),
         *COMMON_BINDINGS,
     ]
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, session: GameSession, ascii_only: bool = False, pace: float = 0.0) -> None:
+        super().__init__(session, ascii_only, pace)
         self.hand: list[Card] = []
         self.cursor = 0
         self.selected: list[Card] = []
@@ -92,11 +95,11 @@ class ZodiakScreen(GameScreen):
         view = self.round_view
         if view is None:
             return
-        mine = self.my_seat is not None and self.my_seat < len(view.hands)
+        seat = self.my_seat
+        mine = view.hands[seat] if seat is not None and seat < len(view.hands) else []
         order = getattr(self.app, "settings", None)
         by = order.hand_order if order is not None else "suit"
-        self.hand = sort_hand([c for c in view.hands[self.my_seat] if c is not None],
-                              by) if mine else []
+        self.hand = sort_hand([c for c in mine if c is not None], by)
         self.selected = [c for c in self.selected if c in self.hand]
         self.cursor = max(0, min(self.cursor, len(self.hand) - 1))
         self._show_pile(view)
@@ -176,7 +179,7 @@ class ZodiakScreen(GameScreen):
                             f" draws {view.penalty}.", "error")
         else:
             self.set_status("Your turn: space selects cards for a run, enter plays, d draws,"
-                            " h hints.")
+                            " h or H hints.")
 
     def _has_run(self, view: ZodiakRound) -> bool:
         return any(view.can_start(c) for c in self.hand)
@@ -190,7 +193,7 @@ class ZodiakScreen(GameScreen):
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("play", "draw", "hint", "select", "clear"):
+        if action in ("play", "draw", "hint", "expert_hint", "select", "clear"):
             return True if self.my_turn else None
         return super().check_action(action, parameters)
 
@@ -220,7 +223,7 @@ class ZodiakScreen(GameScreen):
         if settings is None:
             return
         by = "rank" if settings.hand_order == "suit" else "suit"
-        app.update_settings(replace(settings, hand_order=by))  # type: ignore[attr-defined]
+        card_app(app).update_settings(replace(settings, hand_order=by))
         current = self.hand[self.cursor] if self.hand else None
         self.show_game()
         if current in self.hand:
@@ -283,16 +286,13 @@ class ZodiakScreen(GameScreen):
             self.selected, self.hint_suit = [], None
             self.show_game()
 
-    def action_hint(self) -> None:
-        view = self.round_view
-        if view is None or not self.my_turn:
-            return
-        move = GreedyBot().choose(view)
+    async def show_hint(self, move: Move, who: str) -> None:
         if isinstance(move, Draw):
             self.selected, self.hint_suit = [], None
             self.show_game()
-            self.set_status("Hint: draw (d).", "ok")
+            self.set_status(f"{who}: draw (d).", "ok")
             return
+        assert isinstance(move, Run)
         self.selected = list(move.cards)
         self.hint_suit = move.declared
         if move.cards[0] in self.hand:
@@ -300,8 +300,11 @@ class ZodiakScreen(GameScreen):
         self.show_game()
         if move.declared:
             symbol = move.declared if self.ascii_only else SUIT_SYMBOLS[move.declared]
-            self.set_status(f"Hint: {move.cards[0].pretty(self.ascii_only)} wild, declaring"
+            self.set_status(f"{who}: {move.cards[0].pretty(self.ascii_only)} wild, declaring"
                             f" {symbol} — enter plays it", "ok")
+        elif who != "Hint":
+            cards = " ".join(c.pretty(self.ascii_only) for c in move.cards)
+            self.set_status(f"{who}: {cards} — enter plays it", "ok")
 
     def _suggest_suit(self) -> str:
         rest = [c.suit for c in self.hand if c not in self.selected]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 from rich.style import Style
 from rich.text import Text
@@ -62,15 +63,25 @@ class Face:
     special: bool = False  # your own zodiac card: a star above it
 
 
-def french_face(card: Card, ascii_only: bool, **marks: object) -> Face:
+class Marks(TypedDict, total=False):
+    """The marks a face may be given, as Face names them."""
+
+    playable: bool
+    order: int | None
+    fresh: bool
+    hidden: bool
+    special: bool
+
+
+def french_face(card: Card, ascii_only: bool, **marks: Unpack[Marks]) -> Face:
     """The face of a French card (`10♥`, or `10H` in ASCII), red for hearts and diamonds."""
     pip = card.suit if ascii_only else SUIT_SYMBOLS[card.suit]
-    return Face(card.pretty(ascii_only), pip, card.suit in "HD", **marks)  # type: ignore[arg-type]
+    return Face(card.pretty(ascii_only), pip, card.suit in "HD", **marks)
 
 
-def digit_face(digit: int, **marks: object) -> Face:
+def digit_face(digit: int, **marks: Unpack[Marks]) -> Face:
     """The face of a Hekata digit card."""
-    return Face(str(digit), str(digit), **marks)  # type: ignore[arg-type]
+    return Face(str(digit), str(digit), **marks)
 
 
 def layout(count: int, width: int, size: CardSize = SMALL,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widgets import Input
 
 from engine.house import HOUSE_OPTIONS, HouseRules
@@ -12,9 +14,10 @@ HOUSE_PLACEHOLDER = "none, or e.g. max-row=4,target=3000"
 class HouseRulesInput(Input):
     """House rules as text: `max-row=4,target=3000`; the tooltip explains each option."""
 
-    def __init__(self, house: HouseRules, **kwargs: object) -> None:
+    def __init__(self, house: HouseRules, **kwargs: Any) -> None:
+        # kwargs are Input's own (id, compact...), passed on as they are.
         super().__init__("" if house.standard else str(house), placeholder=HOUSE_PLACEHOLDER,
-                         max_length=60, **kwargs)  # type: ignore[arg-type]
+                         max_length=60, **kwargs)
         self.tooltip = "\n".join(f"{name}: {what}" for name, what in HOUSE_OPTIONS.items())
 
     def rules(self) -> HouseRules:
