@@ -268,9 +268,9 @@ class ExpertBot:
 
 # Three or four players: the information-set tree (else sequential halving, as with two). One
 # expert against three greedy at 2,000 playouts it won 35.8% of 528 rounds (seeds 12-22) and
-# 34.5% of 528 (seeds 1-11), where the halving won 32.4% and 35.2%: 35.1% against 33.8% of
-# 1,056, no weaker. An expert dealt the real hands wins as much either way (61.0% and 60.5% of
-# 200 rounds): the tree's planning of the seat's later turns is worth little; reading is the gap.
+# 34.5% of 528 (seeds 1-11), where session 4 measured the halving at 32.4% and 35.2%: 35.1%
+# against 33.8% of 1,056, no weaker. Dealt the real hands, both win about as much (61.0% and
+# 60.5% of 200 paired rounds): planning the seat's later turns is worth little; reading is the gap.
 TREE_SEARCH = True
 EXPLORATION = 0.5  # UCB's constant, for rewards in [0, 1]
 
