@@ -381,26 +381,12 @@ class MentalPlay:
         self._progress_next()
 
     def _progress_next(self) -> None:
-        nxt = self.next
-        if nxt.joint is None:
-            return
-        if not nxt.decks:
-            nxt.start_epoch([str(c) for c in self.rules.deck()])
-        if nxt.decks[nxt.epoch].next_shuffler == nxt.party:
-            msg = nxt.shuffle_message()
-            if msg is not None:
-                self.outbox.append(msg)
+        shuffle_in_turn(self.next, self.rules, self.outbox)
 
     def prepared_digest(self, checked: bool = True) -> bytes | None:
         """The digest that names the next round's deck (`deal`'s `prepared`) once every party
         has shuffled it (and, with `checked`, every proof holds); None before."""
-        nxt = self.next
-        if not nxt.decks:
-            return None
-        deck = nxt.decks[nxt.first_epoch]
-        if not deck.shuffled or deck.refused is not None or (checked and not deck.ready):
-            return None
-        return prepared_digest(nxt)
+        return shuffled_digest(self.next, checked)
 
     def _apply_first(self) -> bool:
         """Apply the first waiting move if its cards are open; whether it was applied."""
@@ -500,6 +486,30 @@ class MentalPlay:
         """The messages this party owes the others, oldest first; the outbox is emptied."""
         out, self.outbox = self.outbox, []
         return out
+
+
+def shuffle_in_turn(prepared: MentalRound, rules: Game, outbox: list[dict[str, Any]]) -> None:
+    """Start a deck prepared for a later deal once every key is in, and shuffle it in this
+    party's turn (FAIRNESS.md A8, "Prepared deck")."""
+    if prepared.joint is None:
+        return
+    if not prepared.decks:
+        prepared.start_epoch([str(c) for c in rules.deck()])
+    if prepared.decks[prepared.epoch].next_shuffler == prepared.party:
+        msg = prepared.shuffle_message()
+        if msg is not None:
+            outbox.append(msg)
+
+
+def shuffled_digest(prepared: MentalRound, checked: bool = True) -> bytes | None:
+    """The digest naming a prepared deck once every party has shuffled it (and, with
+    `checked`, every proof holds); None before, or when a proof failed."""
+    if not prepared.decks:
+        return None
+    deck = prepared.decks[prepared.first_epoch]
+    if not deck.shuffled or deck.refused is not None or (checked and not deck.ready):
+        return None
+    return prepared_digest(prepared)
 
 
 def prepared_digest(prepared: MentalRound) -> bytes:

@@ -142,6 +142,16 @@ class TranscriptChain:
         """The sequence number expected next from `sender` (its message count so far)."""
         return self._next_seq[sender]
 
+    def admit(self, sender: Sender, key: PublicIdentity) -> bool:
+        """Accept messages from a new `sender`, signed by `key`, from now on; whether it is new.
+        A sender already known keeps its key and its place: nobody is keyed twice."""
+        if sender in self._keys:
+            return False
+        self._keys[sender] = key
+        self._next_seq[sender] = 0
+        self._heads[sender] = genesis_hash(self._room, sender)
+        return True
+
     def append(self, sender: Sender, message: object) -> bytes:
         """Accept the next message from `sender` and return its payload, or raise FairnessError."""
         if not _is_sender(sender) or sender not in self._keys:

@@ -32,7 +32,15 @@ from netplay.messages.codec import (
     Text,
     kind,
 )
-from netplay.messages.mental import MENTAL_KINDS, PARTY, MpKey, MpShares, MpShuffle, MpVoid
+from netplay.messages.mental import (
+    MENTAL_KINDS,
+    PARTY,
+    MpKey,
+    MpPrepare,
+    MpShares,
+    MpShuffle,
+    MpVoid,
+)
 from netplay.messages.relay import Refused
 from netplay.messages.seat import MOVE_SIGNED, NONCE_SIGNED, SEAT_SIGNED, Propose
 from netplay.messages.shapes import (
@@ -201,6 +209,9 @@ class Forward(Message):
     seat: Annotated[int, SEAT]
     m: Annotated[Signed, SEAT_SIGNED]
     after: Annotated[int | None, AFTER] = None
+    # In the lobby, the lobby epoch of the first round's deck it belongs to: the seat signs
+    # those in a chain of their own, `seat/deck<epoch>` (FAIRNESS.md A8, "Lobby deck").
+    deck: Annotated[int | None, Opt(EPOCH)] = None
 
 
 @kind
@@ -293,7 +304,9 @@ class MatchEnd(Message):
 
 
 HostPayload = (Lobby | Said | Shuffle | Reveal | Forward | Deck | Deal | Moved | Seeds
-               | RoundEnd | MatchEnd | Propose | MpKey | MpShuffle | MpShares | MpVoid)
+               | RoundEnd | MatchEnd | Propose | MpKey | MpShuffle | MpShares | MpVoid
+               | MpPrepare)
 HOST_PAYLOADS: Final = Family[HostPayload]("host payload", [
     Lobby, Said, Shuffle, Reveal, Forward, Deck, Deal, Moved, Seeds, RoundEnd, MatchEnd,
-    Propose, *MENTAL_KINDS, MpVoid])  # the last five: its bots' moves and mental poker (G9)
+    Propose, *MENTAL_KINDS, MpVoid, MpPrepare])  # the last six: its bots' moves and mental
+# poker (G9)

@@ -82,6 +82,16 @@ class MpVoid(Message):
 
 
 @kind
+class MpPrepare(Message):
+    """The host names the parties of the first round's deck, shuffled in the lobby (A8)."""
+
+    t = "mp_prepare"
+    round: Annotated[int, ROUND]
+    epoch: Annotated[int, EPOCH]  # the lobby epoch: each new lobby deck names the next
+    parties: Annotated[tuple[int, ...], ListOf(PARTY, MAX_SEATS)]  # each seat's party
+
+
+@kind
 class MpHandover(Message):
     """A person leaving in good order: its round secret, sealed to the host's box key."""
 

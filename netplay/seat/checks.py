@@ -262,6 +262,9 @@ class ClientChecks(SeatState):
 
     def _on_fwd(self, msg: Forward) -> None:
         seat, wire = msg.seat, msg.m
+        if msg.deck is not None:
+            self._on_lobby_fwd(seat, msg.deck, wire)
+            return
         if self.mental is not None or self._refused_round is not None:
             self._on_mental_fwd(seat, wire)
             return

@@ -27,6 +27,7 @@ from typing import Any
 from engine.errors import IllegalMove
 from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
+from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER, MentalRound
 from netplay.messages import (
@@ -132,7 +133,7 @@ class SeatMental(SeatState):
                   parties: list[int] | tuple[int, ...]) -> MentalRound | None:
         """The deck this client saw shuffled during the last round, if it is the one `msg`
         names (FAIRNESS.md A8, "Prepared deck")."""
-        last = self.mental
+        last = self._last_deck(number)
         if (msg.prepared is None or last is None or last.round_no != number - 1
                 or last.next.first_epoch != msg.epoch
                 or last.next.party != party
@@ -145,8 +146,17 @@ class SeatMental(SeatState):
         void) from its start with its own key: it then has every message the host sent of
         the deck prepared during it, of the same first epoch and parties as the host's."""
         last = self.mental
+        if last is None and number == FIRST_ROUND:
+            return self._last_deck(number) is not None  # it followed the lobby's deck
         return (last is not None and not last.blind and not self._lost
                 and not self._handing_over.is_set() and last.round_no == number - 1)
+
+    def _last_deck(self, number: int) -> MentalPlay | LobbyDeck | None:
+        """What shuffled the deck a deal of round `number` may name: the last round's play,
+        or for the first round the lobby's deck (unless this process lost its key of it)."""
+        if self.mental is None and number == FIRST_ROUND and self.chain_no <= 1:
+            return None if self._lobby_lost else self.lobby_deck
+        return self.mental
 
     def _party(self, parties: list[int] | tuple[int, ...]) -> int:
         me = self.my_seat
@@ -263,6 +273,9 @@ class SeatMental(SeatState):
 
     def _mental_from(self, sender: int, body: dict[str, object]) -> None:
         play = self.mental
+        if play is None and self.lobby_deck is not None and self.chain_no == 0:
+            self._lobby_from(sender, body)  # the bots' key's part of the lobby's deck
+            return
         if play is None:
             if self._refused_round is not None and body.get("round") == self._refused_round:
                 return  # a round this seat refused: nothing of it is applied or blamed again
@@ -336,6 +349,9 @@ class SeatMental(SeatState):
     def _mental_synced(self) -> None:
         """Caught up: say a lost round key, or send what is owed now."""
         play = self.mental
+        if play is None and self.lobby_deck is not None:
+            self._lobby_synced()
+            return
         if play is not None and self._lost and not self._told_lost:
             self._told_lost = True
             if self._handed_before == play.round_no:
@@ -354,10 +370,10 @@ class SeatMental(SeatState):
         if play is not None:
             self._mental_after()
 
-    def _sign_mental(self, payload: bytes) -> None:
+    def _sign_mental(self, payload: bytes, chain: str = "move") -> None:
         # Several messages may leave before the first comes back forwarded: each follows
         # the last one signed, not the last one heard.
-        head = self._heads["move"]
+        head = self._heads[chain]
         message = head.sign(self.identity.key, payload)
         head.advance(message)
         frame = pack("s", c=self.chain_no, m=message.to_wire())
@@ -396,7 +412,9 @@ class SeatMental(SeatState):
         shuffle goes first, FAIRNESS.md A8); whether there was one to check. A proof that fails
         is blamed and no card of that deck opens."""
         play = self.mental
-        if play is None or self._lost or self._handing_over.is_set() or not play.checks_due():
+        if play is None:
+            return self._lobby_check()
+        if self._lost or self._handing_over.is_set() or not play.checks_due():
             return False
         try:
             play.check()

@@ -55,6 +55,7 @@ from netplay.messages import (
     Lobby,
     MatchEnd,
     Moved,
+    MpPrepare,
     MpVoid,
     ProtocolError,
     Refused,
@@ -83,8 +84,8 @@ from netplay.protocol import (
 )
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
 from netplay.seat.checks import ClientChecks
+from netplay.seat.first_deck import SeatFirstDeck
 from netplay.seat.keyfile import SeatIdentity
-from netplay.seat.mental import SeatMental
 from netplay.session.events import (
     Event,
     MatchEnded,
@@ -119,7 +120,7 @@ def dealing_line(dealing: str) -> str:
 
 
 @dataclass
-class RemoteSession(SeatMental, ClientChecks):
+class RemoteSession(SeatFirstDeck, ClientChecks):
     """Your seat at a table served by a host through a relay (its state: netplay/seat/state.py)."""
 
     async def start(self) -> None:
@@ -351,6 +352,8 @@ class RemoteSession(SeatMental, ClientChecks):
             self._on_match_end(msg)
         elif isinstance(msg, MpVoid):
             self._on_mental_void(msg)
+        elif isinstance(msg, MpPrepare):
+            self._on_mp_prepare(msg)
         else:
             self._on_mental_host(msg)
 

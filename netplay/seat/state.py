@@ -21,6 +21,7 @@ import aiohttp
 from engine.house import STANDARD, HouseRules
 from engine.match import Round
 from netplay.fair import FairnessError, PublicIdentity, TranscriptChain
+from netplay.fair.mental_lobby import LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.messages import (
     Deal,
@@ -89,6 +90,9 @@ class SeatState(GameSession, ABC):
     rematch_offered: bool = False  # the host offered a rematch after the match: ready accepts
     after_match: bool = False  # keep listening once the match is over, for a rematch
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
+    lobby_deck: LobbyDeck | None = None  # its side of the first round's deck, in the lobby
+    _lobby_lost: bool = False  # this process lost its key of that deck (it started again)
+    _lobby_told: int = 0  # the lobby epoch whose lost key it told the host of
     _shown: int = 0  # the moves of that round shown so far
     dealing: str = ""  # "mental" or "trusted", as the welcome says (FAIRNESS.md A9)
     allow_trusted: bool = True  # `join` refuses a trusted dealer unless --allow-trusted-dealer
@@ -156,6 +160,10 @@ class SeatState(GameSession, ABC):
         """Start this seat's part in a round dealt by mental poker."""
 
     @abstractmethod
+    def _on_lobby_fwd(self, seat: int, epoch: int, wire: Signed) -> None:
+        """A seat's key or shuffle of the lobby's deck, forwarded by the host."""
+
+    @abstractmethod
     def _on_mental_fwd(self, seat: int, wire: Signed) -> None:
         """A seat's own signed mental-poker message, forwarded by the host."""
 
@@ -166,6 +174,18 @@ class SeatState(GameSession, ABC):
     @abstractmethod
     def _on_mental_void(self, msg: MpVoid) -> None:
         """The host voided the deal in play: deal the round again."""
+
+    @abstractmethod
+    def _lobby_from(self, sender: int, body: dict[str, object]) -> None:
+        """A party's key or shuffle of the lobby's deck."""
+
+    @abstractmethod
+    def _lobby_check(self) -> bool:
+        """Check the lobby deck's complete chain once what is owed is sent; whether it did."""
+
+    @abstractmethod
+    def _lobby_synced(self) -> None:
+        """Caught up in the lobby: say a lost key of its deck, or send what is owed."""
 
     @abstractmethod
     def _mental_synced(self) -> None:

@@ -101,7 +101,7 @@ class HostDealing(TableState):
             await self._send(conn, pack("synced", c=self.round_number, n=len(self.log)))
 
     def _seat_head(self, seat: int, kind: str) -> ChainHead:
-        sender: int | str = seat if kind == "move" else f"{seat}/nonce"
+        sender: int | str = seat if kind == "move" else f"{seat}/{kind}"
         return self.heads.setdefault(str(sender), ChainHead.start(
             chain_room(self.table, self.round_number), sender))
 
@@ -119,8 +119,12 @@ class HostDealing(TableState):
         body = read_payload(message.payload, self.config.mental)
         if self.config.mental and isinstance(body, MENTAL_KINDS):
             # Checked against the seat's chain under the send lock (netplay/table/mental.py),
-            # where the round cannot change between the check and the forward.
-            await self._on_mental_signed(index, message, body)
+            # where the round cannot change between the check and the forward. In the lobby:
+            # the first round's deck (netplay/table/first_deck.py).
+            if msg.c == 0:
+                await self._on_lobby_signed(index, message, body)
+            else:
+                await self._on_mental_signed(index, message, body)
             return
         head = self._seat_head(index, "move" if isinstance(body, Propose) else "nonce")
         if message.seq < head.seq:

@@ -60,6 +60,7 @@ from netplay.relay.wire import format_room_code
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
 from netplay.table.dealing import HostDealing
+from netplay.table.first_deck import HostFirstDeck
 from netplay.table.inbound import read_body
 from netplay.table.lobby import HostLobby
 from netplay.table.mental import HostMental
@@ -75,7 +76,7 @@ LINGER_SECONDS = 5.0
 
 
 @dataclass
-class Host(HostLobby, HostDealing, HostMental, HostStore):
+class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
     """The dealer of one table (its state is declared in netplay/table/state.py)."""
 
     def __post_init__(self) -> None:
@@ -248,6 +249,8 @@ class Host(HostLobby, HostDealing, HostMental, HostStore):
         if number != self.round_number:
             if number == 1:
                 await self._await_first_commits()  # still in chain 0, where they are signed
+                if self.config.mental:
+                    await self._await_first_deck()  # shuffled in chain 0 too
             self._new_chain(number)
         if self.config.mental:
             await self._mental_deal(number)

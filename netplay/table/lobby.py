@@ -81,6 +81,7 @@ class HostLobby(TableState):
         await self._resync(conn, [welcome], msg.c, msg.n)
         await self._send_lobby()
         self._nonce_wake.set()
+        await self._prepare_first_deck()
         await self._start_if_everyone_is_in()
         self._save()
 
@@ -307,6 +308,7 @@ class HostLobby(TableState):
                                 f"unknown bot {kind[:20]!r}: {', '.join(BOT_KINDS)}")
         self.seats[index] = Seat() if kind is None else replace(self._bot_seat(index), bot=kind)
         await self._send_lobby()
+        await self._prepare_first_deck()
         await self._start_if_everyone_is_in()
 
     async def _on_sync(self, conn: int, msg: Sync) -> None:

@@ -25,6 +25,7 @@ from nacl.exceptions import CryptoError
 
 from netplay.fair import FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
+from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER, MentalRound
 from netplay.messages import (
@@ -73,7 +74,9 @@ class HostMental(TableState):
         every party of it is a party of this deal and every proof of it holds, and nobody
         handed a key over meanwhile (a person leaving hands over the key of the deal in play;
         its key of the next deck went with its program, so that deck can no longer open)."""
-        last = self.mental
+        last: MentalPlay | LobbyDeck | None = self.mental
+        if number == FIRST_ROUND and self.round_base == 0:
+            last, self.lobby_deck = self.lobby_deck, None  # shuffled in the lobby
         if (last is None or last.round_no != number - 1
                 or self.handed & set(last.next.parties)):
             return None
@@ -113,9 +116,9 @@ class HostMental(TableState):
                               parties=list(play.seat_parties), cards=None, **ready)
         self.mental_since = time.monotonic()
         await self._mental_flush()
+        where = "in the lobby" if number == FIRST_ROUND else f"during round {number - 1}"
         self.on_event(f"round {number} dealing by mental poker"
-                      + (f" from the deck shuffled during round {number - 1}"
-                         if prepared is not None else ""))
+                      + (f" from the deck shuffled {where}" if prepared is not None else ""))
 
     async def _mental_void(self, seats: Collection[int], why: str) -> None:
         """Void the deal in play and deal the round again, with the bots' key in `seats` (and

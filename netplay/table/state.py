@@ -19,6 +19,7 @@ from engine.house import STANDARD, HouseRules
 from engine.match import Match, Round
 from engine.records import Record
 from netplay.fair import DeckCommitment, Identity, PublicIdentity, SignedMessage
+from netplay.fair.mental_lobby import LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.machine import DiskFlusher
 from netplay.messages import MpHandover, MpKey, MpLost, MpShares, MpShuffle, Propose
@@ -137,6 +138,13 @@ class TableState(ABC):
     stand_ins: set[int] = field(default_factory=set)  # people's seats its bots play this round
     handed: set[int] = field(default_factory=set)  # seats whose round key was handed over
     mental_since: float = 0.0  # when the deal in play last moved on
+    # The first round's deck shuffled in the lobby (table/first_deck.py), the people it was
+    # begun for, the next lobby epoch, and when the next may begin.
+    lobby_deck: LobbyDeck | None = None
+    lobby_lineup: tuple[str, ...] = ()
+    lobby_epoch: int = 0
+    lobby_next_at: float = 0.0
+    _lobby_pending: bool = False
     deal_moves: int = 0  # moves of the deal in play (not counted if it is voided)
     deal_shown: int = 0  # moves of the deal in play that the host's engine has applied
     resume_epoch: int | None = None  # a deal to void after a restart: its last epoch
@@ -227,6 +235,10 @@ class TableState(ABC):
         """Send `first` (a welcome), then this chain from what the seat has, then `synced`."""
 
     @abstractmethod
+    async def _until(self, ready: Callable[[], bool]) -> bool:
+        """Whether `ready()` holds (or the match ended) before the reveal timeout runs out."""
+
+    @abstractmethod
     def _seat_head(self, seat: int, kind: str) -> ChainHead:
         """The accepted head of a seat's own chain of moves or of nonces."""
 
@@ -241,6 +253,16 @@ class TableState(ABC):
                                 body: MpKey | MpShuffle | MpShares | Propose | MpHandover
                                 | MpLost) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
+
+    @abstractmethod
+    async def _on_lobby_signed(self, index: int, message: SignedMessage,
+                               body: MpKey | MpShuffle | MpShares | Propose | MpHandover
+                               | MpLost) -> None:
+        """Check a seat's key or shuffle of the first round's deck, then forward it."""
+
+    @abstractmethod
+    async def _prepare_first_deck(self, now: bool = False) -> LobbyDeck | None:
+        """The lobby's deck for the parties the table has now, begun if need be."""
 
     @abstractmethod
     async def _mental_watch(self) -> None:

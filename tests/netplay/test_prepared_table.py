@@ -100,7 +100,7 @@ async def test_rounds_after_the_first_are_dealt_from_the_deck_shuffled_the_round
     client records a fault, and a watcher who comes in during round 2 sees its deal."""
     events, faults, watcher = await run_table(zodiak_host(), rounds=3, watcher_at=2)
     deals = [line for line in events if "dealing by mental poker" in line]
-    assert deals[0] == "round 1 dealing by mental poker"
+    assert deals[0] == "round 1 dealing by mental poker from the deck shuffled in the lobby"
     assert "round 2 dealing by mental poker from the deck shuffled during round 1" in deals
     assert "round 3 dealing by mental poker from the deck shuffled during round 2" in deals
     assert not any("voided" in line for line in events)

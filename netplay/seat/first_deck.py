@@ -1,0 +1,132 @@
+"""A seat's side of the first round's deck, shuffled in the lobby (FAIRNESS.md A8, "Lobby deck").
+
+The host names the parties and a lobby epoch (`mp_prepare`); this seat then announces its key
+for round 1 of that epoch and shuffles in its turn, each signed in a chain of its own,
+`seat/deck<epoch>`, which the host forwards in a `fwd` naming the epoch. Chain 0 learned each
+seat's signing key from the lobby as people sat down; such a chain is admitted when the host
+names it, with the key the lobby showed for that seat, and never keyed again. The first deal
+may then name this deck (`MentalPlay(prepared=...)`, netplay/seat/mental.py).
+
+A process started again in the lobby has lost its key of the deck: when its catch-up shows a
+message of the deck it did not sign, it says so (`mp_lost`) and the host begins a new deck.
+"""
+
+from __future__ import annotations
+
+from netplay.fair import DEALER, FairnessError, SignedMessage
+from netplay.fair.context import BOT_PARTY
+from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
+from netplay.messages import MENTAL_PAYLOADS, MpKey, MpPrepare, MpShuffle, Signed, as_map
+from netplay.protocol import ChainHead, chain_room, pack
+from netplay.seat.mental import SeatMental
+
+
+def deck_sender(seat: int, epoch: int) -> str:
+    """The name of a seat's chain of messages for the lobby deck of `epoch`."""
+    return f"{seat}/deck{epoch}"
+
+
+class SeatFirstDeck(SeatMental):
+    """The `RemoteSession` methods that shuffle the first round's deck in the lobby."""
+
+    def _on_mp_prepare(self, msg: MpPrepare) -> None:
+        if not self._mental_fresh():
+            return
+        parties, epoch, players = msg.parties, msg.epoch, len(self.ids)
+        last = self.lobby_deck.epoch if self.lobby_deck is not None else -1
+        if (self.chain_no != 0 or msg.round != FIRST_ROUND or self.mental is not None
+                or self.dealing != "mental"):
+            raise FairnessError(DEALER, "named a lobby deck outside the lobby")
+        if epoch <= last:
+            raise FairnessError(DEALER, f"named lobby deck {epoch} after lobby deck {last}")
+        if (len(parties) != players
+                or any(p not in (i, BOT_PARTY) for i, p in enumerate(parties))):
+            raise FairnessError(DEALER, "its lobby deck names parties that are not the table's"
+                                " seats")
+        assert self.chain is not None
+        for seat, party in enumerate(parties):
+            public = self.ids[seat]
+            if party == BOT_PARTY:
+                continue
+            if public is None:
+                raise FairnessError(DEALER, f"named seat {seat} a party of the lobby's deck"
+                                    " before any lobby showed its key")
+            self.chain.admit(deck_sender(seat, epoch), public)
+        # What this seat sent of an earlier lobby deck is over: the host refuses it as stale.
+        self._unforwarded, self._lobby_lost = {}, False
+        party = self._party(parties)
+        if party != BOT_PARTY and self.my_seat is not None and party == self.my_seat:
+            self._heads[f"deck{epoch}"] = ChainHead.start(chain_room(self.table, 0),
+                                                          deck_sender(party, epoch))
+        self.lobby_deck = LobbyDeck(self.game, self.table, party, tuple(parties), epoch)
+        self._lobby_after()
+
+    def _on_lobby_fwd(self, seat: int, epoch: int, wire: Signed) -> None:
+        """A seat's key or shuffle of the lobby's deck, forwarded by the host."""
+        deck = self.lobby_deck
+        if self.chain_no != 0 or deck is None or epoch != deck.epoch:
+            raise FairnessError(DEALER, f"forwarded a message of lobby deck {epoch}, which it"
+                                " did not name last")
+        body = self._seat_payload(deck_sender(seat, epoch), wire, MENTAL_PAYLOADS)
+        fresh = self._mental_fresh()
+        if seat == self.my_seat:
+            message = SignedMessage.from_wire(wire)
+            head = self._heads.get(f"deck{epoch}")
+            self._unforwarded = {n: v for n, v in self._unforwarded.items() if n > message.seq}
+            if head is not None and head.follows(message):
+                head.advance(message)  # signed by this seat's earlier process: sign on after it
+            if fresh and message.digest not in self._signed_here:
+                self._lobby_lost = True  # that process's key of the deck is gone with it
+            return
+        if not fresh:
+            return
+        if not isinstance(body, MpKey | MpShuffle):
+            raise FairnessError(DEALER, "forwarded in the lobby a message that is no key or"
+                                " shuffle of its deck")
+        self._lobby_from(seat, as_map(body))
+
+    def _lobby_from(self, sender: int, body: dict[str, object]) -> None:
+        deck = self.lobby_deck
+        if deck is None or self._lobby_lost:
+            return
+        try:
+            deck.receive(sender, body)
+        except FairnessError as exc:
+            # The host holds the key of its bots' party: what that party does wrong, it did.
+            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+        self._lobby_after()
+
+    def _lobby_after(self) -> None:
+        """Sign what this seat owes the lobby's deck."""
+        deck = self.lobby_deck
+        if deck is None or self.phase != "live" or self._lobby_lost:
+            return
+        for msg in deck.drain():
+            body = dict(msg)
+            self._sign_mental(pack(body.pop("t"), **body), f"deck{deck.epoch}")
+
+    def _lobby_synced(self) -> None:
+        deck = self.lobby_deck
+        if deck is None:
+            return
+        if not self._lobby_lost:
+            self._lobby_after()
+            return
+        chain = f"deck{deck.epoch}"
+        if chain in self._heads and self._lobby_told != deck.epoch:
+            self._lobby_told = deck.epoch
+            seq = self._heads[chain].seq
+            self._sign_mental(pack("mp_lost", round=FIRST_ROUND, epoch=deck.epoch), chain)
+            self._unforwarded.pop(seq, None)  # the host does not forward it: it begins anew
+
+    def _lobby_check(self) -> bool:
+        """Check the lobby deck's complete chain once what this seat owed is sent; whether
+        there was one to check."""
+        deck = self.lobby_deck
+        if self.mental is not None or deck is None or self._lobby_lost or not deck.checks_due():
+            return False
+        try:
+            deck.check()
+        except FairnessError as exc:
+            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+        return True

@@ -1,0 +1,155 @@
+"""The host's side of the first round's deck, shuffled in the lobby (FAIRNESS.md A8, "Lobby deck").
+
+Every later round's deck is shuffled during the round before it; the first round's is shuffled
+in the lobby, in chain 0, so that its deal too waits only for shares. Once every seat is taken
+(and again whenever who sits changes) the host names each seat's party and a fresh lobby epoch
+(`mp_prepare`); every party then sends its key and its shuffle, which the host checks with its
+own view (its bots' key, or a keyless watcher's) and forwards in a `fwd` naming that epoch. The
+first deal waits for that deck (at most the reveal timeout), and names it when it is shuffled,
+every proof holds and its parties are the deal's; otherwise the round shuffles its own deck.
+
+A lineup that changes again and again would make every client shuffle and check again: a new
+lobby deck begins at most every `LOBBY_PAUSE` seconds, and at most `LOBBY_DECKS` per lobby.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from netplay.fair import FairnessError, SignedMessage
+from netplay.fair.context import BOT_PARTY
+from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
+from netplay.fair.mental_round import WATCHER
+from netplay.messages import (
+    MpHandover,
+    MpKey,
+    MpLost,
+    MpShares,
+    MpShuffle,
+    Propose,
+    ProtocolError,
+    as_map,
+)
+from netplay.table.state import TableState
+
+LOBBY_PAUSE = 2.0
+LOBBY_DECKS = 8  # each adds about 10 KB a party to chain 0, which every newcomer is sent
+
+
+class HostFirstDeck(TableState):
+    """The `Host` methods that shuffle the first round's deck in the lobby."""
+
+    def _lobby_lineup(self) -> tuple[str, ...]:
+        """Who would hold each seat if the match began now: a person's key, or the bots'."""
+        return tuple(s.ident if s.bot is None and s.token is not None and s.ident else ""
+                     for s in self.seats)
+
+    async def _prepare_first_deck(self, now: bool = False) -> LobbyDeck | None:
+        """The lobby's deck for the people seated now, begun if need be: when every seat is
+        taken, or `now` (the match starts). None once the lobby has made its last deck, or
+        while it waits `LOBBY_PAUSE` (a task begins it then)."""
+        if not self.config.mental or self.round_number != 0 or self.finished:
+            return None
+        lineup, deck = self._lobby_lineup(), self.lobby_deck
+        if deck is not None and lineup == self.lobby_lineup and not deck.failed:
+            return deck
+        if not now and (self.started or not all(s.taken for s in self.seats)):
+            return None
+        if self.lobby_epoch >= LOBBY_DECKS:
+            return None
+        wait = self.lobby_next_at - time.monotonic()
+        if wait > 0:
+            if not now:
+                self._spawn(self._prepare_later(wait))
+                return None
+            await asyncio.sleep(wait)  # the match starts: its deal waits that long at most
+            if self.round_number != 0:
+                return None
+        parties = tuple(i if person else BOT_PARTY for i, person in enumerate(lineup))
+        epoch = self.lobby_epoch
+        self.lobby_epoch += 1
+        self.lobby_next_at = time.monotonic() + LOBBY_PAUSE
+        self.lobby_lineup = lineup
+        self.lobby_deck = deck = LobbyDeck(self.config.game, self.table,
+                                           BOT_PARTY if BOT_PARTY in parties else WATCHER,
+                                           parties, epoch)
+        await self._broadcast("mp_prepare", round=FIRST_ROUND, epoch=epoch,
+                              parties=list(parties))
+        self.on_event(f"shuffling the first round's deck in the lobby (lobby epoch {epoch})")
+        await self._lobby_flush()
+        return deck
+
+    async def _prepare_later(self, wait: float) -> None:
+        if self._lobby_pending:
+            return
+        self._lobby_pending = True
+        try:
+            await asyncio.sleep(wait)
+        finally:
+            self._lobby_pending = False
+        await self._prepare_first_deck()
+
+    async def _on_lobby_signed(self, index: int, message: SignedMessage,
+                               body: MpKey | MpShuffle | MpShares | Propose | MpHandover
+                               | MpLost) -> None:
+        """Check a seat's key or shuffle of the lobby's deck with the host's own view, then
+        forward it; a seat's lost key (its program started again) begins a new deck."""
+        if not isinstance(body, MpKey | MpShuffle | MpLost) or body.round != FIRST_ROUND:
+            raise ProtocolError("not_allowed", "in the lobby a seat sends only its key and"
+                                " shuffle of the first round's deck")
+        lost = False
+        async with self._send_lock:
+            deck = self.lobby_deck
+            if self.round_number != 0 or deck is None or body.epoch != deck.epoch:
+                raise ProtocolError("stale", "that message is of a lobby deck that is over")
+            if getattr(body, "party", None) is not None or deck.seat_parties[index] != index:
+                raise ProtocolError("not_allowed", "this seat is no party of the lobby's deck")
+            head = self._seat_head(index, f"deck{deck.epoch}")
+            if message.seq < head.seq:
+                return  # sent again after a reconnect; the first copy was accepted
+            if not head.follows(message):
+                raise ProtocolError("stale", "that message does not follow your last accepted"
+                                    " one")
+            if isinstance(body, MpLost):
+                lost = True  # nobody else needs it: that deck is over
+            else:
+                try:
+                    deck.receive(index, as_map(body))
+                except FairnessError as exc:
+                    raise ProtocolError("bad_frame", exc.reason) from None
+                await self._broadcast_locked("fwd", seat=index, m=message.to_wire(),
+                                             deck=deck.epoch)
+            head.advance(message)
+        if lost:
+            self.on_event(f"seat {index} lost its key of the lobby's deck: it is shuffled anew")
+            self.lobby_deck = None
+            await self._prepare_first_deck()
+            return
+        await self._lobby_flush()
+
+    async def _lobby_flush(self) -> None:
+        """Send what the bots' key owes the lobby's deck; check the chain once it is complete."""
+        deck = self.lobby_deck
+        if deck is None:
+            return
+        for msg in deck.drain():
+            body = dict(msg)
+            await self._broadcast(body.pop("t"), **body)
+        if deck.checks_due():
+            try:
+                deck.check()
+            except FairnessError as exc:
+                self.on_event(f"party {exc.blamed}'s shuffle of the first round's deck failed"
+                              f" its check ({exc.reason}): the first round shuffles its own")
+        self._nonce_wake.set()
+
+    async def _await_first_deck(self) -> None:
+        """Wait (at most the reveal timeout) for the lobby's deck of the first deal's parties."""
+        deck = await self._prepare_first_deck(now=True)
+        if deck is None:
+            return
+        if not await self._until(lambda: self.lobby_deck is not deck or deck.failed
+                                 or deck.prepared_digest() is not None):
+            self.on_event(f"the lobby's deck still waits for {sorted(deck.waiting_for())}:"
+                          " the first round shuffles its own")
