@@ -7,8 +7,9 @@ seat's signing key from the lobby as people sat down; such a chain is admitted w
 names it, with the key the lobby showed for that seat, and never keyed again. The first deal
 may then name this deck (`MentalPlay(prepared=...)`, netplay/seat/mental.py).
 
-A process started again in the lobby has lost its key of the deck: when its catch-up shows a
-message of the deck it did not sign, it says so (`mp_lost`) and the host begins a new deck.
+A process started again in the lobby has lost its key of the deck: its catch-up shows a
+message of the deck it did not sign, and it sends nothing more of that deck. It came back on a
+new connection, so the host begins a new deck for it anyway.
 """
 
 from __future__ import annotations
@@ -106,18 +107,7 @@ class SeatFirstDeck(SeatMental):
             self._sign_mental(pack(body.pop("t"), **body), f"deck{deck.epoch}")
 
     def _lobby_synced(self) -> None:
-        deck = self.lobby_deck
-        if deck is None:
-            return
-        if not self._lobby_lost:
-            self._lobby_after()
-            return
-        chain = f"deck{deck.epoch}"
-        if chain in self._heads and self._lobby_told != deck.epoch:
-            self._lobby_told = deck.epoch
-            seq = self._heads[chain].seq
-            self._sign_mental(pack("mp_lost", round=FIRST_ROUND, epoch=deck.epoch), chain)
-            self._unforwarded.pop(seq, None)  # the host does not forward it: it begins anew
+        self._lobby_after()
 
     def _lobby_check(self) -> bool:
         """Check the lobby deck's complete chain once what this seat owed is sent; whether

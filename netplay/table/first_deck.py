@@ -41,31 +41,34 @@ class HostFirstDeck(TableState):
     """The `Host` methods that shuffle the first round's deck in the lobby."""
 
     def _lobby_lineup(self) -> tuple[str, ...]:
-        """Who would hold each seat if the match began now: a person's key, or the bots'."""
-        return tuple(s.ident if s.bot is None and s.token is not None and s.ident else ""
+        """Who would hold each seat if the match began now: a person's key and connection
+        (one who left and came back is seated anew), or nobody (the bots' key)."""
+        return tuple(f"{s.ident}@{s.conn}" if s.bot is None and s.token is not None else ""
                      for s in self.seats)
 
     async def _prepare_first_deck(self, now: bool = False) -> LobbyDeck | None:
         """The lobby's deck for the people seated now, begun if need be: when every seat is
         taken, or `now` (the match starts). None once the lobby has made its last deck, or
         while it waits `LOBBY_PAUSE` (a task begins it then)."""
-        if not self.config.mental or self.round_number != 0 or self.finished:
-            return None
-        lineup, deck = self._lobby_lineup(), self.lobby_deck
-        if deck is not None and lineup == self.lobby_lineup and not deck.failed:
-            return deck
-        if not now and (self.started or not all(s.taken for s in self.seats)):
-            return None
-        if self.lobby_epoch >= LOBBY_DECKS:
-            return None
-        wait = self.lobby_next_at - time.monotonic()
-        if wait > 0:
+        while True:
+            if not self.config.mental or self.round_number != 0 or self.finished:
+                return None
+            lineup, deck = self._lobby_lineup(), self.lobby_deck
+            if deck is not None and lineup == self.lobby_lineup and not deck.failed:
+                return deck
+            if not now and (self.started or not all(s.taken for s in self.seats)):
+                return None
+            if self.lobby_epoch >= LOBBY_DECKS:
+                return None
+            wait = self.lobby_next_at - time.monotonic()
+            if wait <= 0:
+                return await self._begin_first_deck(lineup)
             if not now:
                 self._spawn(self._prepare_later(wait))
                 return None
             await asyncio.sleep(wait)  # the match starts: its deal waits that long at most
-            if self.round_number != 0:
-                return None
+
+    async def _begin_first_deck(self, lineup: tuple[str, ...]) -> LobbyDeck:
         parties = tuple(i if person else BOT_PARTY for i, person in enumerate(lineup))
         epoch = self.lobby_epoch
         self.lobby_epoch += 1
@@ -94,16 +97,15 @@ class HostFirstDeck(TableState):
                                body: MpKey | MpShuffle | MpShares | Propose | MpHandover
                                | MpLost) -> None:
         """Check a seat's key or shuffle of the lobby's deck with the host's own view, then
-        forward it; a seat's lost key (its program started again) begins a new deck."""
-        if not isinstance(body, MpKey | MpShuffle | MpLost) or body.round != FIRST_ROUND:
+        forward it."""
+        if not isinstance(body, MpKey | MpShuffle) or body.round != FIRST_ROUND:
             raise ProtocolError("not_allowed", "in the lobby a seat sends only its key and"
                                 " shuffle of the first round's deck")
-        lost = False
         async with self._send_lock:
             deck = self.lobby_deck
             if self.round_number != 0 or deck is None or body.epoch != deck.epoch:
                 raise ProtocolError("stale", "that message is of a lobby deck that is over")
-            if getattr(body, "party", None) is not None or deck.seat_parties[index] != index:
+            if body.party is not None or deck.seat_parties[index] != index:
                 raise ProtocolError("not_allowed", "this seat is no party of the lobby's deck")
             head = self._seat_head(index, f"deck{deck.epoch}")
             if message.seq < head.seq:
@@ -111,21 +113,13 @@ class HostFirstDeck(TableState):
             if not head.follows(message):
                 raise ProtocolError("stale", "that message does not follow your last accepted"
                                     " one")
-            if isinstance(body, MpLost):
-                lost = True  # nobody else needs it: that deck is over
-            else:
-                try:
-                    deck.receive(index, as_map(body))
-                except FairnessError as exc:
-                    raise ProtocolError("bad_frame", exc.reason) from None
-                await self._broadcast_locked("fwd", seat=index, m=message.to_wire(),
-                                             deck=deck.epoch)
+            try:
+                deck.receive(index, as_map(body))
+            except FairnessError as exc:
+                raise ProtocolError("bad_frame", exc.reason) from None
             head.advance(message)
-        if lost:
-            self.on_event(f"seat {index} lost its key of the lobby's deck: it is shuffled anew")
-            self.lobby_deck = None
-            await self._prepare_first_deck()
-            return
+            await self._broadcast_locked("fwd", seat=index, m=message.to_wire(),
+                                         deck=deck.epoch)
         await self._lobby_flush()
 
     async def _lobby_flush(self) -> None:

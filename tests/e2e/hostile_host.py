@@ -17,6 +17,9 @@ Seat 1 is the victim. OUT gets a JSON report of what the host did and found.
 - `skip`: closes every seat's socket, then, as its bots' party, sends a shuffle made from the
   open deck rather than the people's shuffles: a deck missing every person's shuffle, whose
   order the host knows.
+- `lobbyskip`: the same in the lobby, as its bots' party's shuffle of the first round's deck
+  (FAIRNESS.md A8, "Lobby deck"); `skip` and `rewind` shuffle nothing in the lobby, so that
+  they meet the chain a first round shuffles for itself (as when its lobby deck failed).
 - `replay`: round 1 honest; at round 2 it closes every seat's socket, forwards seat 0's signed
   shuffle of round 1, and sends its bots' share of round 1 for the first person's position in
   place of the share of round 2.
@@ -48,6 +51,7 @@ from netplay.fair.commit import TABLE
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.elgamal import CardBook, Ciphertext, open_deck
 from netplay.fair.group import IDENTITY, Point, point_sum
+from netplay.fair.mental_lobby import LobbyDeck
 from netplay.fair.mental_round import MentalRound
 from netplay.fair.shares import SHARE_SIZE
 from netplay.fair.shuffle import Shuffle, shuffle_deck
@@ -148,14 +152,7 @@ class HostileHost(Host):
                 msg["positions"], (msg["shares"][i:i + SHARE_SIZE]
                                    for i in range(0, len(msg["shares"]), SHARE_SIZE)))))
         if self.mode == "skip" and msg["t"] == "mp_shuffle" and msg["round"] == 1:
-            assert mental.joint is not None
-            cards = mental.decks[msg["epoch"]].cards
-            start = open_deck(cards, mental.joint.combined)
-            order = list(range(len(cards)))  # the host knows where every card is
-            forged = shuffle_deck(mental.context(msg["epoch"]), BOT_PARTY, msg["step"],
-                                  mental.joint.combined, start, order)
-            self.did("sent a shuffle of the open deck, skipping every person's shuffle")
-            return {**msg, "deck": forged.encode()}
+            return self._forge_open_shuffle(msg, mental)
         if self.mode == "replay" and msg["t"] == "mp_shares" and msg["round"] == 2:
             old = self.round_one.get("host_shares", {})
             owners = mental.owners.get(msg["epoch"], [])
@@ -169,6 +166,39 @@ class HostileHost(Host):
                              " in round 2")
                     return {**msg, "shares": bytes(blob)}
         return msg
+
+    def _forge_open_shuffle(self, msg: dict[str, Any], mental: MentalRound) -> dict[str, Any]:
+        """`msg` with a shuffle of the open deck in place of the chain's: the host knows where
+        every card of it is."""
+        assert mental.joint is not None
+        cards = mental.decks[msg["epoch"]].cards
+        start = open_deck(cards, mental.joint.combined)
+        order = list(range(len(cards)))
+        forged = shuffle_deck(mental.context(msg["epoch"]), BOT_PARTY, msg["step"],
+                              mental.joint.combined, start, order)
+        self.did(f"sent a shuffle of the open deck of round {msg['round']}, epoch"
+                 f" {msg['epoch']}, skipping every person's shuffle")
+        return {**msg, "deck": forged.encode()}
+
+    async def _prepare_first_deck(self, now: bool = False) -> LobbyDeck | None:
+        if self.mode in ("skip", "rewind"):
+            return None  # these attack the chain a first round shuffles for itself
+        return await super()._prepare_first_deck(now)
+
+    async def _on_lobby_signed(self, index: int, message: SignedMessage,
+                               typed: MpKey | MpShuffle | MpShares | Propose) -> None:
+        body = as_map(typed)
+        self.wire.append((f"seat {index}", body))
+        if body.get("t") == "mp_shuffle" and index == 0:
+            self.round_one["seat0_shuffle"] = message.to_wire()  # round 1's, shuffled in the lobby
+        await super()._on_lobby_signed(index, message, typed)
+
+    async def _lobby_flush(self) -> None:
+        deck = self.lobby_deck
+        if deck is not None and self.mode == "lobbyskip":
+            deck.outbox = [self._forge_open_shuffle(msg, deck.next)
+                           if msg["t"] == "mp_shuffle" else msg for msg in deck.outbox]
+        await super()._lobby_flush()
 
     async def _on_mental_signed(self, index: int, message: SignedMessage,
                                 typed: MpKey | MpShuffle | MpShares | Propose) -> None:
@@ -314,8 +344,8 @@ async def run(args: argparse.Namespace) -> None:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["snoop", "exclude", "skip", "replay", "rewind", "redeal",
-                                         "drop", "misname"])
+    parser.add_argument("mode", choices=["snoop", "exclude", "skip", "lobbyskip", "replay",
+                                         "rewind", "redeal", "drop", "misname"])
     parser.add_argument("port", type=int)
     parser.add_argument("out", type=Path)
     parser.add_argument("--game", default="zodiak")

@@ -165,7 +165,7 @@ class PaddedSession(RemoteSession):
 class BadProofSession(RemoteSession):
     """A seat whose shuffles carry a proof with s1 changed; everything else it does honestly."""
 
-    def _sign_mental(self, payload: bytes) -> None:
+    def _sign_mental(self, payload: bytes, chain: str = "move") -> None:
         body = unpack(payload)
         if body.get("t") == "mp_shuffle":
             deck = body["deck"]
@@ -174,7 +174,7 @@ class BadProofSession(RemoteSession):
             body["deck"] = deck[:offset] + s1.to_bytes(32, "little") + deck[offset + 32:]
             payload = protocol_pack(body.pop("t"), **body)
             print("sent a shuffle whose proof fails", flush=True)
-        super()._sign_mental(payload)
+        super()._sign_mental(payload, chain)
 
 
 def lay_or_take(view: hekata.HekataDeal, seat: int) -> hekata.HekataMove:

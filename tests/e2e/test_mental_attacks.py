@@ -109,6 +109,21 @@ def test_shuffle_that_skips_every_persons_shuffle_is_refused(procs: Procs) -> No
         assert all(f.startswith("the dealer") for f in failures(procs, seat))
 
 
+def test_lobby_shuffle_that_skips_every_persons_shuffle_is_refused(procs: Procs) -> None:
+    """In the lobby, the host's bots' party sends a shuffle of the first round's deck made from
+    the open deck: every seat refuses it and blames the host, no card of that deck is shown
+    (a seat that saw it fail will not follow a deal naming it), and the honest players still
+    finish their match."""
+    start_hostile(procs, "lobbyskip")
+    for seat in (0, 1):
+        procs.wait_for_log(f"seat{seat}", r"check failed: the dealer: its shuffle \(step 2 of"
+                           r" the chain\) is not proven correct", timeout=300)
+    for seat in (0, 1):
+        procs.wait_for_log(f"seat{seat}", r"result:", timeout=600)
+        assert all(f.startswith("the dealer") for f in failures(procs, seat))
+    assert "skipping every person's shuffle" in " ".join(report(procs)["done"])
+
+
 def test_replayed_shuffle_and_share_of_an_earlier_round_are_refused(procs: Procs) -> None:
     """Round 1 is honest. At round 2 the host forces reconnects, forwards seat 0's signed
     shuffle of round 1, and sends its share of round 1 for a person's position as the share
@@ -165,10 +180,11 @@ def test_dropped_shares_are_blamed_on_the_host_not_the_victim(procs: Procs) -> N
 
 def test_a_proof_that_fails_after_its_deck_was_shuffled_on_stops_the_deal(procs: Procs) -> None:
     """FAIRNESS.md A8, "Shuffle": a seat (tests/e2e/hostile_peer.py `bad-proof`, seat 0, the
-    first shuffler) sends a true shuffle with a proof that fails; the honest seat shuffles on
-    top of it without waiting for its check, then checks the chain and blames the cheat before
-    any card of that deck opens; the host voids the deal and deals the round again with its
-    bot in the cheat's seat, and the honest seat plays it."""
+    first shuffler) sends a true shuffle with a proof that fails, in the lobby and again in
+    round 1's own chain; the honest seat shuffles on top of it without waiting for its check,
+    then checks the chain and blames the cheat before any card of that deck opens; the host
+    voids the deal and deals the round again with its bot in the cheat's seat, and the honest
+    seat plays it."""
     port = free_port()
     procs.start("host", "host", "--headless", "--game", "zodiak", "--players", "3", "--bots",
                 "1", "--port", str(port), "--bind", "127.0.0.1", "--seed", "4", "--speed", "0",
@@ -193,7 +209,11 @@ def test_a_proof_that_fails_after_its_deck_was_shuffled_on_stops_the_deal(procs:
     shown = re.search(r"^round 1$", seat, re.MULTILINE)
     assert shown is not None and seat.index("check failed") < shown.start()
     blamed = "seat 0: its shuffle (step 0 of the chain) is not proven correct"
-    assert failures(procs, 1) == [blamed]
+    # Blamed first in the lobby (its shuffle of the first round's deck), then in round 1's own
+    # chain of shuffles, where it cheats again.
+    assert failures(procs, 1) == [blamed, blamed]
+    assert re.search(r"party 0's shuffle of the first round's deck failed its check",
+                     procs.log("host"))
     assert "sent a shuffle whose proof fails" in procs.log("cheat")
 
 

@@ -1,0 +1,164 @@
+"""The first round's deck, shuffled in the lobby (FAIRNESS.md A8, "Lobby deck"; PROTOCOL.md G9,
+"The first round's deck"): a relay, a mental-poker host and people's clients on 127.0.0.1 in
+this process. The first round is dealt from a deck every party shuffled before the match
+started; a new lineup begins a new deck; a shuffle whose proof fails is blamed on its party and
+a party that never shuffles only delays the start: either way the first round shuffles its own
+deck, and play goes on."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+from netplay.fair import FairnessError
+from netplay.fair.context import BOT_PARTY
+from netplay.fair.mental_lobby import LobbyDeck
+from netplay.fair.mental_round import WATCHER
+from netplay.fair.transcript import TranscriptChain
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession
+from netplay.table.host import Host, HostConfig
+from tests.netplay.test_prepared_table import patient_bot, run_table, until, zodiak_host
+from tests.netplay.test_shuffle_chain_checks import broken_proof
+
+FIRST_DEAL_FROM_LOBBY = "round 1 dealing by mental poker from the deck shuffled in the lobby"
+
+
+async def test_the_first_round_is_dealt_from_the_deck_shuffled_in_the_lobby() -> None:
+    """Once every seat is taken the lobby shuffles round 1's deck (two people and the host's
+    bots' key); round 1 names it, nothing is voided, no client records a fault, and a watcher
+    who comes in during round 1 is sent the lobby's chain and follows the deal."""
+    events, faults, watcher = await run_table(zodiak_host(), rounds=2, watcher_at=1)
+    assert "shuffling the first round's deck in the lobby (lobby epoch 0)" in events
+    assert FIRST_DEAL_FROM_LOBBY in events
+    assert not [line for line in events if "voided" in line]
+    assert faults == [[], []]
+    assert watcher is not None and not watcher.failures
+
+
+class LobbyCheat(RemoteSession):
+    """Sends a shuffle of the lobby's deck whose proof does not hold (the deck itself is
+    fine); every later shuffle it makes is honest."""
+
+    def _lobby_after(self) -> None:
+        deck = self.lobby_deck
+        if deck is not None:
+            deck.outbox = [{**m, "deck": broken_proof(m["deck"], 52)}
+                           if m["t"] == "mp_shuffle" else m for m in deck.outbox]
+        super()._lobby_after()
+
+
+async def test_a_lobby_shuffle_that_fails_its_proof_is_blamed_and_round_one_shuffles_anew(
+) -> None:
+    """The host and the honest person blame party 1 for its lobby shuffle; no card of that
+    deck is ever dealt: round 1 shuffles its own deck, and is played."""
+    events, faults, _ = await run_table(zodiak_host(), rounds=2, second=LobbyCheat)
+    assert any(line.startswith("party 1's shuffle of the first round's deck failed its check")
+               for line in events)
+    assert "round 1 dealing by mental poker" in events
+    assert FIRST_DEAL_FROM_LOBBY not in events
+    assert faults[0] and all("party 1" in f or "seat 1" in f for f in faults[0]), faults[0]
+
+
+class LobbyStall(RemoteSession):
+    """Announces its key of the lobby's deck and never shuffles it."""
+
+    def _lobby_after(self) -> None:
+        deck = self.lobby_deck
+        if deck is not None:
+            deck.outbox = [m for m in deck.outbox if m["t"] != "mp_shuffle"]
+        super()._lobby_after()
+
+
+async def test_a_party_that_never_shuffles_in_the_lobby_delays_the_start_only() -> None:
+    """The match's first deal waits the reveal timeout for the lobby's deck, then shuffles
+    its own; nobody is blamed for a shuffle nobody sent."""
+    host = zodiak_host()
+    host.config = replace(host.config, reveal_timeout=1.0)
+    events, faults, _ = await run_table(host, rounds=2, second=LobbyStall)
+    assert "the lobby's deck still waits for [1]: the first round shuffles its own" in events
+    assert "round 1 dealing by mental poker" in events
+    assert faults == [[], []]
+
+
+async def test_a_new_lineup_in_the_lobby_begins_a_new_deck() -> None:
+    """A table that waits for everyone to be ready: two people sit (lobby epoch 0), one
+    leaves and another sits (lobby epoch 1, after the pause); round 1 is dealt from that
+    second deck, and the one who left is no party of it."""
+    relay = await start_relay()
+    events: list[str] = []
+    host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=5, bot_delay=0.0,
+                           mental=True, require_ready=True))
+    host.on_event = events.append
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
+              for i in range(3)]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for person in people[:2]:
+            await person.start()
+            await person.wait_seated()
+        await until(lambda: host.lobby_deck is not None
+                    and host.lobby_deck.prepared_digest() is not None, "lobby deck 0")
+        first = host.lobby_deck
+        await people[1].close()
+        await people[2].start()
+        await people[2].wait_seated()
+        await until(lambda: host.lobby_deck is not first and host.lobby_deck is not None
+                    and host.lobby_deck.prepared_digest() is not None, "lobby deck 1")
+        for i in (0, 2):
+            tasks.append(asyncio.create_task(patient_bot(people[i], i)))
+        await until(lambda: host.state is not None and len(host.state.history) >= 2,
+                    "round 1 played")
+        assert host.mental is not None and host.mental.first_epoch == 1
+        assert FIRST_DEAL_FROM_LOBBY in events
+        assert [line for line in events if line.startswith("shuffling the first round's")] == [
+            "shuffling the first round's deck in the lobby (lobby epoch 0)",
+            "shuffling the first round's deck in the lobby (lobby epoch 1)"]
+        assert not people[0].failures and not people[2].failures
+    finally:
+        for task in tasks:
+            task.cancel()
+        for person in people:
+            await person.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+def test_a_lobby_deck_takes_only_its_own_epochs_keys_and_shuffles() -> None:
+    """A key of another lobby epoch, of another round, or a message of any other kind is
+    refused and blamed on its sender, and changes nothing."""
+    parties = (0, 1, BOT_PARTY)
+    mine = LobbyDeck("zodiak", "T", 0, parties, 3)
+    theirs = LobbyDeck("zodiak", "T", 1, parties, 3)
+    elsewhere = LobbyDeck("zodiak", "T", 1, parties, 4)
+    key = theirs.drain()[0]
+    for wrong in (elsewhere.drain()[0], {**key, "round": 2},
+                  {**key, "t": "mp_shares"}, {**key, "t": "move"}):
+        try:
+            mine.receive(1, wrong)
+        except FairnessError as exc:
+            assert exc.blamed == 1
+        else:
+            raise AssertionError(f"took {wrong['t']} of round {wrong['round']}")
+    assert set(mine.next.announced) == {0}
+    mine.receive(1, key)
+    assert set(mine.next.announced) == {0, 1}
+    assert mine.waiting_for() == {BOT_PARTY}
+    watcher = LobbyDeck("zodiak", "T", WATCHER, parties, 3)
+    assert watcher.drain() == [] and watcher.waiting_for() == set(parties)
+
+
+def test_a_chain_admits_a_sender_once_and_never_keys_it_again() -> None:
+    """A sender named mid-chain (a seat's lobby-deck chain) is admitted with the key the lobby
+    showed; naming it again with another key changes nothing."""
+    from netplay.fair import Identity
+
+    alice, mallory = Identity.generate(), Identity.generate()
+    chain = TranscriptChain("room", {})
+    assert chain.admit("0/deck0", alice.public)
+    assert not chain.admit("0/deck0", mallory.public)
+    assert chain.next_seq("0/deck0") == 0
