@@ -19,8 +19,10 @@ Then, on loopback with real sockets and processes: a `cardtui host --mental` hos
 process, with its relay) and four people's seats, each its own process running a greedy bot
 that thinks `--think` seconds a move (0.3; people take longer), play rounds 1 and 2 of a Zodiak
 match. Printed: the deal's time from the round's start (the host's `deal`) until the last seat
-has its cards open, for round 1 (its own chain of shuffles) and round 2 (the deck shuffled
-during round 1, FAIRNESS.md A8 "Prepared deck"); each seat process's whole CPU for the
+has its cards open, for round 1 (the deck shuffled in the lobby, FAIRNESS.md A8 "Lobby deck")
+and round 2 (the deck shuffled during round 1, "Prepared deck"); for round 1 also the time
+from the match's start (the last seat taken: the lobby's deck is shuffled after it, as nobody
+waits to be ready here) until every seat's cards are open; each seat process's whole CPU for the
 round; the time from a seat's move to its own move coming back forwarded (one round trip), and
 from a draw to the drawn cards open; the largest message of each kind the host sent, against the
 relay's frame limit; and the load average, as the machine may be shared.
@@ -278,7 +280,7 @@ def client_round_ms(events: RoundEvents | None) -> float:
 # -- on loopback, with real processes and sockets ---------------------------------------
 
 SEATS = 4
-ROUNDS = 2  # round 1 is dealt by its own chain of shuffles, round 2 by the deck prepared in round 1
+ROUNDS = 2  # round 1 is dealt from the lobby's deck, round 2 from the deck prepared in round 1
 THINK = 0.3  # seconds a seat takes to choose a move (a person takes longer: see --think)
 
 
@@ -286,6 +288,10 @@ class TimedHost(Host):
     """The real host, noting when each round's deal starts."""
 
     deal_started: dict[int, float]
+
+    async def start_match(self) -> None:
+        self.deal_started.setdefault(0, time.monotonic())  # the match: the last seat taken
+        await super().start_match()
 
     async def _mental_deal(self, number: int) -> None:
         self.deal_started[number] = time.monotonic()
@@ -390,10 +396,13 @@ async def net_figures(think: float) -> None:
     echoes = [t for seat in seats for t in seat["echoes"]]
     print(f"loopback, {SEATS} seat processes and the host (load average before "
           f"{load[0]:.1f}, after {os.getloadavg()[0]:.1f}):")
+    whole = max(seat["round_started"]["1"] for seat in seats) - host.deal_started[0]
     print(f"  deal complete (every seat's cards open) after the round's start: round 1"
-          f" {deals[0] * 1000:.0f} ms (its own chain of shuffles); round 2"
+          f" {deals[0] * 1000:.0f} ms (the deck shuffled in the lobby); round 2"
           f" {deals[1] * 1000:.0f} ms (the deck shuffled during round 1); people think"
           f" {think:g} s a move")
+    print(f"  round 1's cards open after the match's start (the last seat taken; the lobby's"
+          f" deck is shuffled in between): {whole * 1000:.0f} ms")
     print(f"  seat process CPU (everything: crypto, engine, network, bot): until round 1 is"
           f" dealt, median {statistics.median(seat['cpu_ms'] for seat in seats):.0f} ms;"
           f" round 1 with round 2's deck, median"
