@@ -9,7 +9,9 @@ first deal waits for that deck (at most the reveal timeout), and names it when i
 every proof holds and its parties are the deal's; otherwise the round shuffles its own deck.
 
 A lineup that changes again and again would make every client shuffle and check again: a new
-lobby deck begins at most every `LOBBY_PAUSE` seconds, and at most `LOBBY_DECKS` per lobby.
+lobby deck begins at most every `HostConfig.lobby_pause` seconds (2), and at most
+`HostConfig.lobby_decks` times a lobby (8: each adds about 10 KB a party to chain 0, which
+every newcomer is sent).
 """
 
 from __future__ import annotations
@@ -33,9 +35,6 @@ from netplay.messages import (
 )
 from netplay.table.state import TableState
 
-LOBBY_PAUSE = 2.0
-LOBBY_DECKS = 8  # each adds about 10 KB a party to chain 0, which every newcomer is sent
-
 
 class HostFirstDeck(TableState):
     """The `Host` methods that shuffle the first round's deck in the lobby."""
@@ -49,7 +48,7 @@ class HostFirstDeck(TableState):
     async def _prepare_first_deck(self, now: bool = False) -> LobbyDeck | None:
         """The lobby's deck for the people seated now, begun if need be: when every seat is
         taken, or `now` (the match starts). None once the lobby has made its last deck, or
-        while it waits `LOBBY_PAUSE` (a task begins it then)."""
+        while it waits its pause (a task begins it then)."""
         while True:
             if not self.config.mental or self.round_number != 0 or self.finished:
                 return None
@@ -58,7 +57,7 @@ class HostFirstDeck(TableState):
                 return deck
             if not now and (self.started or not all(s.taken for s in self.seats)):
                 return None
-            if self.lobby_epoch >= LOBBY_DECKS:
+            if self.lobby_epoch >= self.config.lobby_decks:
                 return None
             wait = self.lobby_next_at - time.monotonic()
             if wait <= 0:
@@ -72,7 +71,7 @@ class HostFirstDeck(TableState):
         parties = tuple(i if person else BOT_PARTY for i, person in enumerate(lineup))
         epoch = self.lobby_epoch
         self.lobby_epoch += 1
-        self.lobby_next_at = time.monotonic() + LOBBY_PAUSE
+        self.lobby_next_at = time.monotonic() + self.config.lobby_pause
         self.lobby_lineup = lineup
         self.lobby_deck = deck = LobbyDeck(self.config.game, self.table,
                                            BOT_PARTY if BOT_PARTY in parties else WATCHER,
@@ -137,6 +136,14 @@ class HostFirstDeck(TableState):
                 self.on_event(f"party {exc.blamed}'s shuffle of the first round's deck failed"
                               f" its check ({exc.reason}): the first round shuffles its own")
         self._nonce_wake.set()
+
+    def _take_lobby_deck(self) -> LobbyDeck | None:
+        """The lobby's deck, for the first deal, if it was begun for the people seated now
+        (the deal checks that it is complete and its parties are the deal's); it is dropped."""
+        deck, self.lobby_deck = self.lobby_deck, None
+        if deck is None or deck.failed or self.lobby_lineup != self._lobby_lineup():
+            return None
+        return deck
 
     async def _await_first_deck(self) -> None:
         """Wait (at most the reveal timeout) for the lobby's deck of the first deal's parties."""

@@ -76,7 +76,7 @@ class HostMental(TableState):
         its key of the next deck went with its program, so that deck can no longer open)."""
         last: MentalPlay | LobbyDeck | None = self.mental
         if number == FIRST_ROUND and self.round_base == 0:
-            last, self.lobby_deck = self.lobby_deck, None  # shuffled in the lobby
+            last = self._take_lobby_deck()
         if (last is None or last.round_no != number - 1
                 or self.handed & set(last.next.parties)):
             return None

@@ -78,6 +78,10 @@ class HostConfig:
     result_path: Path | None = None
     owner_secret: str | None = None  # the host's own app proves it is the owner with this
     require_ready: bool = False  # start only when every person has said they are ready
+    # The first round's deck, shuffled in the lobby (table/first_deck.py): a new lineup begins
+    # a new deck at most this often, and at most `lobby_decks` times a lobby.
+    lobby_pause: float = 2.0
+    lobby_decks: int = 8
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
     # Deal by mental poker (FAIRNESS.md A8): the host sees no person's card. `cardtui host`
     # sets it unless --trusted-dealer; `cardtui serve` runs every player's program and keeps
@@ -259,6 +263,10 @@ class TableState(ABC):
                                body: MpKey | MpShuffle | MpShares | Propose | MpHandover
                                | MpLost) -> None:
         """Check a seat's key or shuffle of the first round's deck, then forward it."""
+
+    @abstractmethod
+    def _take_lobby_deck(self) -> LobbyDeck | None:
+        """The lobby's deck, for the first deal, if it was begun for the people seated now."""
 
     @abstractmethod
     async def _prepare_first_deck(self, now: bool = False) -> LobbyDeck | None:

@@ -162,3 +162,52 @@ def test_a_chain_admits_a_sender_once_and_never_keys_it_again() -> None:
     assert chain.admit("0/deck0", alice.public)
     assert not chain.admit("0/deck0", mallory.public)
     assert chain.next_seq("0/deck0") == 0
+
+
+async def test_a_person_sitting_down_and_standing_up_again_makes_a_bounded_number_of_decks(
+) -> None:
+    """One person stays; another sits down and stands up again twelve times. Each time the
+    table is full a new lineup begins a new lobby deck, but at most `lobby_decks` (here 3) in
+    the whole lobby; the match then starts with round 1 shuffling its own deck, and is
+    played."""
+    relay = await start_relay()
+    events: list[str] = []
+    host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=6, bot_delay=0.0,
+                           mental=True, require_ready=True, lobby_pause=0.05, lobby_decks=3))
+    host.on_event = events.append
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    stays = RemoteSession(game="", url=relay.url, room=conn.room, name="stays")
+    comers: list[RemoteSession] = []
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        await stays.start()
+        await stays.wait_seated()
+        for i in range(12):
+            comer = RemoteSession(game="", url=relay.url, room=conn.room, name=f"c{i}")
+            comers.append(comer)
+            await comer.start()
+            await comer.wait_seated()
+            await asyncio.sleep(0.1)
+            await comer.close()
+            await until(lambda: not host.seats[1].taken, "the seat freed")
+        last = RemoteSession(game="", url=relay.url, room=conn.room, name="last")
+        comers.append(last)
+        await last.start()
+        await last.wait_seated()
+        for i, person in enumerate((stays, last)):
+            tasks.append(asyncio.create_task(patient_bot(person, i)))
+        await until(lambda: host.state is not None and len(host.state.history) >= 2,
+                    "round 1 played")
+        begun = [line for line in events if line.startswith("shuffling the first round's")]
+        assert len(begun) == 3, begun
+        assert "round 1 dealing by mental poker" in events
+        assert not stays.failures and not last.failures
+    finally:
+        for task in tasks:
+            task.cancel()
+        for person in [stays, *comers]:
+            await person.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
