@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.games import game_named
 from netplay.fair.commit import FairnessError
+from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_play import NEXT_KINDS, shuffle_in_turn, shuffled_digest
 from netplay.fair.mental_round import WATCHER, MentalRound
 
@@ -35,6 +36,7 @@ class LobbyDeck:
     parties: tuple[int, ...] = field(init=False)
     next: MentalRound = field(init=False)
     outbox: list[dict[str, Any]] = field(default_factory=list)
+    checked_by: set[int] = field(default_factory=set)  # parties that said they checked it
 
     def __post_init__(self) -> None:
         self.seat_parties = tuple(self.seat_parties)
@@ -78,6 +80,11 @@ class LobbyDeck:
             return set(nxt.parties) - set(nxt.announced)
         deck = nxt.decks[self.epoch]
         return {deck.next_shuffler} if deck.next_shuffler is not None else set()
+
+    @property
+    def people(self) -> set[int]:
+        """The parties that are people (not the host's key for its bots)."""
+        return set(self.parties) - {BOT_PARTY}
 
     def prepared_digest(self, checked: bool = True) -> bytes | None:
         """The digest a deal names this deck by, once it is shuffled (and, with `checked`,

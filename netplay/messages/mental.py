@@ -92,6 +92,16 @@ class MpPrepare(Message):
 
 
 @kind
+class MpChecked(Message):
+    """A party checked every proof of the lobby's deck: the digest a deal names it by (A8)."""
+
+    t = "mp_checked"
+    round: Annotated[int, ROUND]
+    epoch: Annotated[int, EPOCH]
+    digest: Annotated[bytes, Exactly(32)]
+
+
+@kind
 class MpHandover(Message):
     """A person leaving in good order: its round secret, sealed to the host's box key."""
 

@@ -24,6 +24,7 @@ from netplay.messages.mental import (
     LEAVING_KINDS,
     MENTAL_KINDS,
     PARTY,
+    MpChecked,
     MpHandover,
     MpKey,
     MpLost,
@@ -89,14 +90,15 @@ class NonceReveal(Message):
 
 
 SeatPayload = (Propose | NonceCommit | NonceReveal | MpKey | MpShuffle | MpShares | MpHandover
-               | MpLost)
+               | MpLost | MpChecked)
 SEAT_PAYLOADS: Final = Family[SeatPayload]("seat payload", [
-    Propose, NonceCommit, NonceReveal, *MENTAL_KINDS, *LEAVING_KINDS])
+    Propose, NonceCommit, NonceReveal, *MENTAL_KINDS, *LEAVING_KINDS, MpChecked])
 NONCE_PAYLOADS: Final = Family[NonceCommit | NonceReveal]("nonce message",
                                                           [NonceCommit, NonceReveal])
 MOVE_PAYLOADS: Final = Family[Propose]("signed move", [Propose])
-MENTAL_PAYLOADS: Final = Family[MpKey | MpShuffle | MpShares | Propose | MpHandover | MpLost](
-    "mental-poker message", [*MENTAL_KINDS, Propose, *LEAVING_KINDS])
+MentalPayload = MpKey | MpShuffle | MpShares | Propose | MpHandover | MpLost | MpChecked
+MENTAL_PAYLOADS: Final = Family[MentalPayload](
+    "mental-poker message", [*MENTAL_KINDS, Propose, *LEAVING_KINDS, MpChecked])
 
 NONCE_SIGNED: Final = signed_row(max(max_size(NonceCommit), max_size(NonceReveal)))
 MOVE_SIGNED: Final = signed_row(max_size(Propose))

@@ -17,7 +17,16 @@ from __future__ import annotations
 from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
-from netplay.messages import MENTAL_PAYLOADS, MpKey, MpPrepare, MpShuffle, Signed, as_map
+from netplay.fair.mental_round import WATCHER
+from netplay.messages import (
+    MENTAL_PAYLOADS,
+    MpChecked,
+    MpKey,
+    MpPrepare,
+    MpShuffle,
+    Signed,
+    as_map,
+)
 from netplay.protocol import ChainHead, chain_room, pack
 from netplay.seat.mental import SeatMental
 
@@ -81,9 +90,11 @@ class SeatFirstDeck(SeatMental):
             return
         if not fresh:
             return
+        if isinstance(body, MpChecked):
+            return  # another party checked the chain: it tells the host, which waits for it
         if not isinstance(body, MpKey | MpShuffle):
-            raise FairnessError(DEALER, "forwarded in the lobby a message that is no key or"
-                                " shuffle of its deck")
+            raise FairnessError(DEALER, "forwarded in the lobby a message that is no key,"
+                                " shuffle or check of its deck")
         self._lobby_from(seat, as_map(body))
 
     def _lobby_from(self, sender: int, body: dict[str, object]) -> None:
@@ -119,4 +130,9 @@ class SeatFirstDeck(SeatMental):
             deck.check()
         except FairnessError as exc:
             self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+            return True
+        digest = deck.prepared_digest()
+        if deck.party != WATCHER and digest is not None and self.phase == "live":
+            self._sign_mental(pack("mp_checked", round=FIRST_ROUND, epoch=deck.epoch,
+                                   digest=digest), f"deck{deck.epoch}")
         return True

@@ -35,6 +35,7 @@ from netplay.messages import (
     SEAT_BODIES,
     SEAT_PAYLOADS,
     Deal,
+    MentalPayload,
     MpHandover,
     MpKey,
     MpLost,
@@ -247,7 +248,7 @@ class SeatMental(SeatState):
             self._mental_from(seat, as_map(body))
 
     def _own_forwarded(self, message: SignedMessage,
-                       body: MpKey | MpShuffle | MpShares | Propose | MpHandover | MpLost,
+                       body: MentalPayload,
                        fresh: bool) -> None:
         """This seat's own message came back forwarded: its chain moves past it."""
         head = self._heads["move"]

@@ -24,12 +24,10 @@ from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import (
-    MpHandover,
+    MentalPayload,
+    MpChecked,
     MpKey,
-    MpLost,
-    MpShares,
     MpShuffle,
-    Propose,
     ProtocolError,
     as_map,
 )
@@ -93,18 +91,17 @@ class HostFirstDeck(TableState):
         await self._prepare_first_deck()
 
     async def _on_lobby_signed(self, index: int, message: SignedMessage,
-                               body: MpKey | MpShuffle | MpShares | Propose | MpHandover
-                               | MpLost) -> None:
+                               body: MentalPayload) -> None:
         """Check a seat's key or shuffle of the lobby's deck with the host's own view, then
         forward it."""
-        if not isinstance(body, MpKey | MpShuffle) or body.round != FIRST_ROUND:
-            raise ProtocolError("not_allowed", "in the lobby a seat sends only its key and"
-                                " shuffle of the first round's deck")
+        if not isinstance(body, MpKey | MpShuffle | MpChecked) or body.round != FIRST_ROUND:
+            raise ProtocolError("not_allowed", "in the lobby a seat sends only its key, shuffle"
+                                " and check of the first round's deck")
         async with self._send_lock:
             deck = self.lobby_deck
             if self.round_number != 0 or deck is None or body.epoch != deck.epoch:
                 raise ProtocolError("stale", "that message is of a lobby deck that is over")
-            if body.party is not None or deck.seat_parties[index] != index:
+            if getattr(body, "party", None) is not None or deck.seat_parties[index] != index:
                 raise ProtocolError("not_allowed", "this seat is no party of the lobby's deck")
             head = self._seat_head(index, f"deck{deck.epoch}")
             if message.seq < head.seq:
@@ -112,10 +109,15 @@ class HostFirstDeck(TableState):
             if not head.follows(message):
                 raise ProtocolError("stale", "that message does not follow your last accepted"
                                     " one")
-            try:
-                deck.receive(index, as_map(body))
-            except FairnessError as exc:
-                raise ProtocolError("bad_frame", exc.reason) from None
+            if isinstance(body, MpChecked):
+                if body.digest != deck.prepared_digest(checked=False):
+                    raise ProtocolError("bad_frame", "that is not the digest of the lobby's deck")
+                deck.checked_by.add(index)
+            else:
+                try:
+                    deck.receive(index, as_map(body))
+                except FairnessError as exc:
+                    raise ProtocolError("bad_frame", exc.reason) from None
             head.advance(message)
             await self._broadcast_locked("fwd", seat=index, m=message.to_wire(),
                                          deck=deck.epoch)
@@ -150,7 +152,12 @@ class HostFirstDeck(TableState):
         deck = await self._prepare_first_deck(now=True)
         if deck is None:
             return
+        # Every person's client says it checked the chain (mp_checked): the deal then waits
+        # for no check, only for shares.
         if not await self._until(lambda: self.lobby_deck is not deck or deck.failed
-                                 or deck.prepared_digest() is not None):
-            self.on_event(f"the lobby's deck still waits for {sorted(deck.waiting_for())}:"
-                          " the first round shuffles its own")
+                                 or deck.prepared_digest() is not None
+                                 and deck.people <= deck.checked_by):
+            waiting = sorted(deck.waiting_for() or deck.people - deck.checked_by)
+            complete = deck.prepared_digest() is not None
+            self.on_event(f"the lobby's deck still waits for {waiting}: the first round"
+                          + (" is dealt from it anyway" if complete else " shuffles its own"))

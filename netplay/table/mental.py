@@ -29,6 +29,8 @@ from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import WATCHER, MentalRound
 from netplay.messages import (
+    MentalPayload,
+    MpChecked,
     MpHandover,
     MpKey,
     MpLost,
@@ -44,7 +46,7 @@ from netplay.table.state import TableState
 log = logging.getLogger("cardtui.host")
 
 # A seat's signed payloads in such a round.
-MENTAL_KINDS = (MpKey, MpShuffle, MpShares, Propose, MpHandover, MpLost)
+MENTAL_KINDS = (MpKey, MpShuffle, MpShares, Propose, MpHandover, MpLost, MpChecked)
 MIN_AWAY_SECONDS = 5.0  # as netplay/seat/mental.py: no one is dealt out for a shorter absence
 TURN_GRACE = 5.0  # past the turn timer: a seat's own client moves for its player by then
 WATCH_SECONDS = 0.5
@@ -163,8 +165,7 @@ class HostMental(TableState):
         self._wake.set()
 
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: MpKey | MpShuffle | MpShares | Propose | MpHandover
-                                | MpLost) -> None:
+                                body: MentalPayload) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
         async with self._send_lock:  # a void waits for this message, or this for the void
             head = self._seat_head(index, "move")
@@ -183,6 +184,8 @@ class HostMental(TableState):
                 raise ProtocolError("stale", "that message is for another round")
             if getattr(body, "party", None) is not None:
                 raise ProtocolError("bad_frame", "only the host names a party")
+            if isinstance(body, MpChecked):
+                raise ProtocolError("stale", "a check of the lobby's deck, after the lobby")
             if play is None:  # sent for a deal the host lost when it stopped: carried, unread
                 self._seat_head(index, "move").advance(message)
                 await self._broadcast_locked("fwd", seat=index, m=message.to_wire())

@@ -22,7 +22,7 @@ from netplay.fair import DeckCommitment, Identity, PublicIdentity, SignedMessage
 from netplay.fair.mental_lobby import LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.machine import DiskFlusher
-from netplay.messages import MpHandover, MpKey, MpLost, MpShares, MpShuffle, Propose
+from netplay.messages import MentalPayload, Propose
 from netplay.protocol import ChainHead
 from netplay.relay.client import RelayConnection
 from netplay.relay.guard import TokenBucket
@@ -254,14 +254,12 @@ class TableState(ABC):
 
     @abstractmethod
     async def _on_mental_signed(self, index: int, message: SignedMessage,
-                                body: MpKey | MpShuffle | MpShares | Propose | MpHandover
-                                | MpLost) -> None:
+                                body: MentalPayload) -> None:
         """Check a seat's mental-poker message with the host's own view, then forward it."""
 
     @abstractmethod
     async def _on_lobby_signed(self, index: int, message: SignedMessage,
-                               body: MpKey | MpShuffle | MpShares | Propose | MpHandover
-                               | MpLost) -> None:
+                               body: MentalPayload) -> None:
         """Check a seat's key or shuffle of the first round's deck, then forward it."""
 
     @abstractmethod

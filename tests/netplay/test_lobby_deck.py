@@ -85,7 +85,8 @@ async def test_a_party_that_never_shuffles_in_the_lobby_delays_the_start_only() 
 async def test_a_new_lineup_in_the_lobby_begins_a_new_deck() -> None:
     """A table that waits for everyone to be ready: two people sit (lobby epoch 0), one
     leaves and another sits (lobby epoch 1, after the pause); round 1 is dealt from that
-    second deck, and the one who left is no party of it."""
+    second deck once both people's clients said they checked it, and the one who left is no
+    party of it."""
     relay = await start_relay()
     events: list[str] = []
     host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=5, bot_delay=0.0,
@@ -108,6 +109,9 @@ async def test_a_new_lineup_in_the_lobby_begins_a_new_deck() -> None:
         await people[2].wait_seated()
         await until(lambda: host.lobby_deck is not first and host.lobby_deck is not None
                     and host.lobby_deck.prepared_digest() is not None, "lobby deck 1")
+        # Both people's clients say they checked it (mp_checked): the deal waits for no check.
+        await until(lambda: host.lobby_deck is not None and host.lobby_deck.checked_by == {0, 1},
+                    "both people checked lobby deck 1")
         for i in (0, 2):
             tasks.append(asyncio.create_task(patient_bot(people[i], i)))
         await until(lambda: host.state is not None and len(host.state.history) >= 2,

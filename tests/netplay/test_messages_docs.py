@@ -15,6 +15,7 @@ from netplay.messages import (
     SEAT_BODIES,
     SEAT_PAYLOADS,
     Message,
+    MpChecked,
     MpPrepare,
     MpVoid,
 )
@@ -23,7 +24,7 @@ from netplay.messages.docs import kind_section
 PROTOCOL = (Path(__file__).resolve().parents[2] / "docs" / "PROTOCOL.md").read_text()
 GAME = PROTOCOL[PROTOCOL.index("## Game messages"):]
 HEADING = re.compile(r"^#### `(?P<t>[a-z_]+)` \((?P<name>\w+)\)$", re.MULTILINE)
-MENTAL = {*MENTAL_KINDS, *LEAVING_KINDS, MpVoid, MpPrepare}
+MENTAL = {*MENTAL_KINDS, *LEAVING_KINDS, MpVoid, MpPrepare, MpChecked}
 # Where each kind belongs: the G-section of the side that sends it.
 SECTIONS: dict[str, set[type[Message]]] = {
     "G3": set(SEAT_BODIES.kinds.values()),
