@@ -121,18 +121,23 @@ class SeatFirstDeck(SeatMental):
         self._lobby_after()
 
     def _lobby_check(self) -> bool:
-        """Check the lobby deck's complete chain once what this seat owed is sent; whether
-        there was one to check."""
+        """Check the lobby deck's complete chain once what this seat owed is sent, and say so
+        (mp_checked); whether there was anything to do. (A chain this process already checked
+        for another view, as the host's own seat's, is ready without a check.)"""
         deck = self.lobby_deck
-        if self.mental is not None or deck is None or self._lobby_lost or not deck.checks_due():
+        if self.mental is not None or deck is None or self._lobby_lost:
             return False
-        try:
-            deck.check()
-        except FairnessError as exc:
-            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
-            return True
+        if deck.checks_due():
+            try:
+                deck.check()
+            except FairnessError as exc:
+                self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+                return True
         digest = deck.prepared_digest()
-        if deck.party != WATCHER and digest is not None and self.phase == "live":
-            self._sign_mental(pack("mp_checked", round=FIRST_ROUND, epoch=deck.epoch,
-                                   digest=digest), f"deck{deck.epoch}")
+        if (deck.party == WATCHER or digest is None or deck.party in deck.checked_by
+                or self.phase != "live"):
+            return False
+        deck.checked_by.add(deck.party)
+        self._sign_mental(pack("mp_checked", round=FIRST_ROUND, epoch=deck.epoch,
+                               digest=digest), f"deck{deck.epoch}")
         return True
