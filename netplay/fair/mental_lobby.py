@@ -20,6 +20,7 @@ from netplay.fair.mental_play import NEXT_KINDS, shuffle_in_turn, shuffled_diges
 from netplay.fair.mental_round import WATCHER, MentalRound
 
 FIRST_ROUND = 1
+MAX_LOBBY_DECKS = 8  # lobby epochs 0..7: a client refuses more (each grows chain 0 ~10 KB a party)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from netplay.fair import DEALER, FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
-from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
+from netplay.fair.mental_lobby import FIRST_ROUND, MAX_LOBBY_DECKS, LobbyDeck
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import (
     MENTAL_PAYLOADS,
@@ -40,31 +40,44 @@ class SeatFirstDeck(SeatMental):
     """The `RemoteSession` methods that shuffle the first round's deck in the lobby."""
 
     def _on_mp_prepare(self, msg: MpPrepare) -> None:
-        if not self._mental_fresh():
-            return
         parties, epoch, players = msg.parties, msg.epoch, len(self.ids)
-        last = self.lobby_deck.epoch if self.lobby_deck is not None else -1
         if (self.chain_no != 0 or msg.round != FIRST_ROUND or self.mental is not None
                 or self.dealing != "mental"):
             raise FairnessError(DEALER, "named a lobby deck outside the lobby")
-        if epoch <= last:
-            raise FairnessError(DEALER, f"named lobby deck {epoch} after lobby deck {last}")
         if (len(parties) != players
                 or any(p not in (i, BOT_PARTY) for i, p in enumerate(parties))):
             raise FairnessError(DEALER, "its lobby deck names parties that are not the table's"
                                 " seats")
-        assert self.chain is not None
-        for seat, party in enumerate(parties):
-            public = self.ids[seat]
-            if party == BOT_PARTY:
-                continue
+        if epoch >= MAX_LOBBY_DECKS:
+            raise FairnessError(DEALER, f"named lobby deck {epoch}: a lobby has at most"
+                                f" {MAX_LOBBY_DECKS}")
+        keys = {seat: self.ids[seat] for seat, party in enumerate(parties) if party != BOT_PARTY}
+        for seat, public in keys.items():
             if public is None:
                 raise FairnessError(DEALER, f"named seat {seat} a party of the lobby's deck"
                                     " before any lobby showed its key")
-            self.chain.admit(deck_sender(seat, epoch), public)
+        me = self.my_seat
+        mine = keys.get(me) if me is not None else None
+        # Caught up, an earlier deck may be of whoever sat here before: not this person's.
+        ours = mine is None or mine.to_bytes() == self.identity.key.public.to_bytes()
+        if not ours and self.phase == "live":
+            raise FairnessError(DEALER, "named this seat a party of the lobby's deck with a key"
+                                " that is not this seat's")
+        assert self.chain is not None
+        for seat, public in keys.items():  # also when chain 0 is sent again from its start
+            if public is not None:
+                self.chain.admit(deck_sender(seat, epoch), public)
+        if not self._mental_fresh():
+            return
+        last = self.lobby_deck.epoch if self.lobby_deck is not None else -1
+        if epoch <= last:
+            raise FairnessError(DEALER, f"named lobby deck {epoch} after lobby deck {last}")
+        # Heard live, the deck is this process's own: an honest host names no other for the
+        # first deal while this person sits here (FAIRNESS.md A8, "Lobby deck").
+        self._lobby_live = self.phase == "live"
         # What this seat sent of an earlier lobby deck is over: the host refuses it as stale.
         self._unforwarded, self._lobby_lost = {}, False
-        party = self._party(parties)
+        party = self._party(parties) if ours else WATCHER
         if party != BOT_PARTY and self.my_seat is not None and party == self.my_seat:
             self._heads[f"deck{epoch}"] = ChainHead.start(chain_room(self.table, 0),
                                                           deck_sender(party, epoch))
@@ -87,6 +100,9 @@ class SeatFirstDeck(SeatMental):
                 head.advance(message)  # signed by this seat's earlier process: sign on after it
             if fresh and message.digest not in self._signed_here:
                 self._lobby_lost = True  # that process's key of the deck is gone with it
+                if self._lobby_live:  # no earlier process of this seat could have signed it
+                    raise FairnessError(DEALER, f"forwarded a message of this seat's lobby"
+                                        f" deck {epoch} that this program did not sign")
             return
         if not fresh:
             return

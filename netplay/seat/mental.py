@@ -148,7 +148,12 @@ class SeatMental(SeatState):
         the deck prepared during it, of the same first epoch and parties as the host's."""
         last = self.mental
         if last is None and number == FIRST_ROUND:
-            return self._last_deck(number) is not None  # it followed the lobby's deck
+            # Heard live, the first deal can name no deck this client did not follow: an
+            # honest host begins a new lobby deck whenever a person sits down or comes back on
+            # another connection, and that deck's whole chain comes after their catch-up
+            # (FAIRNESS.md A8, "Lobby deck"). A deal read while catching up may be older than
+            # this process: then it only sits the round out.
+            return self.phase == "live"
         return (last is not None and not last.blind and not self._lost
                 and not self._handing_over.is_set() and last.round_no == number - 1)
 
@@ -301,26 +306,27 @@ class SeatMental(SeatState):
     def _await_forward(self, seq: int, body: bytes) -> None:
         """Keep a signed message until it is forwarded; check on it after FORWARD_SECONDS."""
         self._unforwarded[seq] = (body, False)
-        self._forward_check_later(seq)
+        self._forward_check_later(seq, body)
 
-    def _forward_check_later(self, seq: int) -> None:
+    def _forward_check_later(self, seq: int, body: bytes) -> None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # driven without an event loop (a unit test): nothing waits on the wire
-        loop.call_later(FORWARD_SECONDS, self._forward_due, seq, self.chain_no)
+        loop.call_later(FORWARD_SECONDS, self._forward_due, seq, self.chain_no, body)
 
-    def _forward_due(self, seq: int, chain: int) -> None:
+    def _forward_due(self, seq: int, chain: int, frame: bytes) -> None:
         """Send an unforwarded message again, once; a second time, blame the host."""
         pending = self._unforwarded.get(seq)
-        if (pending is None or chain != self.chain_no or self.closed or self.result is not None
+        # Another message may hold its number since (a new lobby deck's chain): not this one.
+        if (pending is None or pending[0] is not frame or chain != self.chain_no or self.closed or self.result is not None
                 or self.phase != "live"):
             return  # forwarded, another round, or reconnecting (then it is sent again)
         body, resent = pending
         if not resent:
             self._unforwarded[seq] = (body, True)
             asyncio.ensure_future(self._send(body))
-            self._forward_check_later(seq)
+            self._forward_check_later(seq, body)
             return
         del self._unforwarded[seq]
         kind = self._kind_of(body)
@@ -345,7 +351,7 @@ class SeatMental(SeatState):
         for seq, (body, _) in sorted(self._unforwarded.items()):
             self._out.append(body)
             self._unforwarded[seq] = (body, False)
-            self._forward_check_later(seq)
+            self._forward_check_later(seq, body)
 
     def _mental_synced(self) -> None:
         """Caught up: say a lost round key, or send what is owed now."""

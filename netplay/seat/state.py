@@ -92,6 +92,7 @@ class SeatState(GameSession, ABC):
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
     lobby_deck: LobbyDeck | None = None  # its side of the first round's deck, in the lobby
     _lobby_lost: bool = False  # this process lost its key of that deck (it started again)
+    _lobby_live: bool = False  # it heard that deck named live (not while catching up)
     _shown: int = 0  # the moves of that round shown so far
     dealing: str = ""  # "mental" or "trusted", as the welcome says (FAIRNESS.md A9)
     allow_trusted: bool = True  # `join` refuses a trusted dealer unless --allow-trusted-dealer

@@ -21,7 +21,7 @@ import time
 
 from netplay.fair import FairnessError, SignedMessage
 from netplay.fair.context import BOT_PARTY
-from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
+from netplay.fair.mental_lobby import FIRST_ROUND, MAX_LOBBY_DECKS, LobbyDeck
 from netplay.fair.mental_round import WATCHER
 from netplay.messages import (
     MentalPayload,
@@ -53,9 +53,11 @@ class HostFirstDeck(TableState):
             lineup, deck = self._lobby_lineup(), self.lobby_deck
             if deck is not None and lineup == self.lobby_lineup and not deck.failed:
                 return deck
-            if not now and (self.started or not all(s.taken for s in self.seats)):
-                return None
-            if self.lobby_epoch >= self.config.lobby_decks:
+            if not now and (self.started or not all(
+                    s.bot is not None or s.token is not None and s.conn is not None
+                    for s in self.seats)):
+                return None  # not every seat is taken by a bot or a person who is here
+            if self.lobby_epoch >= min(self.config.lobby_decks, MAX_LOBBY_DECKS):
                 return None
             wait = self.lobby_next_at - time.monotonic()
             if wait <= 0:
@@ -101,7 +103,9 @@ class HostFirstDeck(TableState):
             deck = self.lobby_deck
             if self.round_number != 0 or deck is None or body.epoch != deck.epoch:
                 raise ProtocolError("stale", "that message is of a lobby deck that is over")
-            if getattr(body, "party", None) is not None or deck.seat_parties[index] != index:
+            if (getattr(body, "party", None) is not None or deck.seat_parties[index] != index
+                    or self._lobby_lineup()[index] != self.lobby_lineup[index]):
+                # Also whoever sits there since the deck began: its key is not the deck's.
                 raise ProtocolError("not_allowed", "this seat is no party of the lobby's deck")
             head = self._seat_head(index, f"deck{deck.epoch}")
             if message.seq < head.seq:
@@ -110,6 +114,8 @@ class HostFirstDeck(TableState):
                 raise ProtocolError("stale", "that message does not follow your last accepted"
                                     " one")
             if isinstance(body, MpChecked):
+                if index in deck.checked_by:
+                    raise ProtocolError("stale", "this seat said so already")
                 if body.digest != deck.prepared_digest(checked=False):
                     raise ProtocolError("bad_frame", "that is not the digest of the lobby's deck")
                 deck.checked_by.add(index)

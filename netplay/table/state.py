@@ -81,7 +81,7 @@ class HostConfig:
     # The first round's deck, shuffled in the lobby (table/first_deck.py): a new lineup begins
     # a new deck at most this often, and at most `lobby_decks` times a lobby.
     lobby_pause: float = 2.0
-    lobby_decks: int = 8
+    lobby_decks: int = 8  # at most MAX_LOBBY_DECKS: a client refuses more
     turn_seconds: float | None = None  # then the seat's bot moves for a player who does not
     # Deal by mental poker (FAIRNESS.md A8): the host sees no person's card. `cardtui host`
     # sets it unless --trusted-dealer; `cardtui serve` runs every player's program and keeps

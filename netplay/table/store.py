@@ -70,7 +70,7 @@ class HostStore(TableState):
     def _fair_json(self) -> dict[str, Any]:
         return {
             "identity": self.identity.seed.hex(), "table": self.table,
-            "round": self.round_number, "after": self._after,
+            "round": self.round_number, "after": self._after, "lobby_epoch": self.lobby_epoch,
             "scored": self.round_scored,
             "heads": {k: [h.seq, h.head.hex()] for k, h in self.heads.items()},
             "precommits": {k: msgpack.packb(v, use_bin_type=True).hex()
@@ -86,6 +86,9 @@ class HostStore(TableState):
         self.identity, self.table = Identity(bytes.fromhex(data["identity"])), data["table"]
         self._new_chain(data["round"])
         self._after, self.round_scored = data.get("after", 0), data.get("scored", True)
+        # The next lobby deck names a later epoch than any in the saved chain 0 (seats refuse
+        # an epoch they have seen).
+        self.lobby_epoch = int(data.get("lobby_epoch", 0))
         self.log = [bytes.fromhex(b) for b in data["log"]]
         if self.log:
             last = SignedMessage.from_wire(unpack(self.log[-1])["m"])

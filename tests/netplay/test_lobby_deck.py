@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from pathlib import Path
 
 from netplay.fair import FairnessError
 from netplay.fair.context import BOT_PARTY
-from netplay.fair.mental_lobby import LobbyDeck
+from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_round import WATCHER
 from netplay.fair.transcript import TranscriptChain
+from netplay.protocol import ChainHead, pack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
@@ -215,3 +217,150 @@ async def test_a_person_sitting_down_and_standing_up_again_makes_a_bounded_numbe
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+async def seated_lobby(host: Host, count: int) -> tuple[
+        list[RemoteSession], RelayConnection, asyncio.Task[None], object]:
+    """A relay, `host` serving its room, and `count` people seated who have each checked the
+    lobby's first deck."""
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
+              for i in range(count)]
+    for person in people[:2]:
+        await person.start()
+        await person.wait_seated()
+    await until(lambda: host.lobby_deck is not None and host.lobby_deck.checked_by == {0, 1},
+                "both people checked lobby deck 0")
+    return people, conn, serving, relay
+
+
+async def close_lobby(people: list[RemoteSession], conn: RelayConnection,
+                      serving: asyncio.Task[None], relay: object) -> None:
+    for person in people:
+        await person.close()
+    serving.cancel()
+    await conn.close()
+    await relay.close()  # type: ignore[attr-defined]
+
+
+def lobby_host(host_class: type[Host] = Host, **options: object) -> Host:
+    host = host_class(HostConfig(game="zodiak", players=2, bots=0, seed=5, bot_delay=0.0,
+                                 mental=True, require_ready=True, **options))  # type: ignore[arg-type]
+    host.on_event = lambda line: None
+    return host
+
+
+async def test_a_seat_says_it_checked_a_deck_once_and_chain_zero_stays_bounded() -> None:
+    """A client that sends its `mp_checked` of the lobby's deck 200 times more has every copy
+    refused: nothing more is forwarded into chain 0, which every newcomer is sent."""
+    host = lobby_host()
+    people, conn, serving, relay = await seated_lobby(host, 2)
+    try:
+        flooder = people[0]
+        deck = flooder.lobby_deck
+        assert deck is not None
+        digest = deck.prepared_digest()
+        before = len(host.log)
+        for _ in range(200):
+            flooder._sign_mental(pack("mp_checked", round=FIRST_ROUND, epoch=deck.epoch,
+                                      digest=digest), f"deck{deck.epoch}")
+        await flooder._send_out()
+        await until(lambda: host.strikes.get(flooder_conn(host), 0) >= 200, "every copy refused")
+        assert len(host.log) == before
+        assert not people[1].failures
+    finally:
+        await close_lobby(people, conn, serving, relay)
+
+
+def flooder_conn(host: Host) -> int:
+    conn = host.seats[0].conn
+    assert conn is not None
+    return conn
+
+
+async def test_a_newcomer_cannot_sign_on_in_the_chain_of_whoever_sat_there_before() -> None:
+    """The lobby has made its last deck (so the host keeps it) when p1 leaves and p2 takes
+    seat 1; p2 signs the next message of p1's chain `1/deck0` with its own key: the host
+    refuses it, forwards nothing, and nobody records a fault."""
+    host = lobby_host(lobby_decks=1)
+    people, conn, serving, relay = await seated_lobby(host, 3)
+    try:
+        await people[1].close()
+        comer = people[2]
+        await comer.start()
+        await comer.wait_seated()
+        await until(lambda: comer.phase == "live", "the newcomer follows the table")
+        head = host.heads["1/deck0"]
+        comer._heads["deck0"] = ChainHead(head.seq, head.head)  # what its catch-up showed
+        deck = host.lobby_deck
+        assert deck is not None
+        before = len(host.log)
+        comer._sign_mental(pack("mp_checked", round=FIRST_ROUND, epoch=0,
+                                digest=deck.prepared_digest(checked=False)), "deck0")
+        await comer._send_out()
+        await until(lambda: host.strikes.get(host.seats[1].conn or -1, 0) >= 1, "refused")
+        assert len(host.log) == before
+        assert not people[0].failures and not comer.failures
+    finally:
+        await close_lobby(people, conn, serving, relay)
+
+
+class StaleDeckHost(Host):
+    """Deals the first round from the lobby's deck even though whoever sits changed since."""
+
+    def _take_lobby_deck(self) -> LobbyDeck | None:
+        deck, self.lobby_deck = self.lobby_deck, None
+        return deck
+
+
+async def test_a_first_deal_from_a_deck_begun_before_this_person_sat_down_is_the_hosts_lie(
+) -> None:
+    """p1 leaves after lobby deck 0 and p2 sits down; the lobby made its last deck, and the
+    host deals round 1 from deck 0 anyway (keyed by p1): p2 cannot follow it, and its client
+    blames the host for it (before, it would sit the round out silently)."""
+    events: list[str] = []
+    host = lobby_host(StaleDeckHost, lobby_decks=1)
+    host.on_event = events.append
+    people, conn, serving, relay = await seated_lobby(host, 3)
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        await people[1].close()
+        await people[2].start()
+        await people[2].wait_seated()
+        for i in (0, 2):
+            tasks.append(asyncio.create_task(patient_bot(people[i], i)))
+        await until(lambda: any(f.startswith("the dealer: named round 1's deck")
+                                for f in people[2].failures), "the newcomer blames the host")
+        assert not people[0].failures
+    finally:
+        for task in tasks:
+            task.cancel()
+        await close_lobby(people, conn, serving, relay)
+
+
+async def test_a_host_started_again_in_the_lobby_names_later_lobby_decks(tmp_path: Path
+                                                                          ) -> None:
+    """`host --resume` of a table saved in the lobby goes on from the lobby epoch it saved:
+    the people come back, a new deck is shuffled, and nobody blames the host."""
+    save = tmp_path / "hosted.json"
+    host = lobby_host(save_path=save)
+    people, conn, serving, relay = await seated_lobby(host, 2)
+    try:
+        serving.cancel()
+        await conn.close()
+        resumed, room, secret = Host.resume(HostConfig(game="zodiak", players=2, bots=0,
+                                                       bot_delay=0.0, mental=True,
+                                                       require_ready=True), save)
+        assert resumed.lobby_epoch == 1
+        events: list[str] = []
+        resumed.on_event = events.append
+        conn = await RelayConnection.open_room(relay.url, room, secret)  # type: ignore[attr-defined]
+        serving = asyncio.create_task(resumed.serve(conn))
+        await until(lambda: resumed.lobby_deck is not None
+                    and resumed.lobby_deck.checked_by == {0, 1}, "a new deck, checked")
+        assert resumed.lobby_deck is not None and resumed.lobby_deck.epoch >= 1
+        assert not people[0].failures and not people[1].failures
+    finally:
+        await close_lobby(people, conn, serving, relay)
