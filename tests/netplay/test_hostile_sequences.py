@@ -108,3 +108,66 @@ def test_a_watcher_sending_anything_leaves_the_honest_seats_their_match(plan: li
     """A conn that is in the room but holds no seat sends what Hypothesis makes up."""
     asyncio.run(match_under_attack(plan, from_seat=False))
 
+
+
+# In a mental-poker lobby: kinds a seat signs there, with made-up fields (FAIRNESS.md A8,
+# "Lobby deck"), signed in the chain of the lobby deck in play or in its move chain.
+LOBBY_KINDS = {t: fields for t, fields in SIGNED_FIELDS.items()
+               if t in ("mp_key", "mp_shuffle", "mp_checked", "mp_shares", "mp_lost")}
+lobby_actions = st.tuples(st.sampled_from(["deck", "move"]), message(LOBBY_KINDS).map(
+    lambda m: msgpack.packb(m, use_bin_type=True)))
+
+
+async def lobby_attack(seat: RemoteSession, plan: list[tuple[str, bytes]]) -> None:
+    """Sign each body as the next message of the seat's lobby-deck chain (or move chain) and
+    send it, while the lobby's deck is made and after."""
+    for chain, body in plan:
+        deck = seat.lobby_deck
+        name = f"deck{deck.epoch}" if chain == "deck" and deck is not None else "move"
+        head = seat._heads.get(name)
+        if head is not None and seat._conn is not None and not seat._conn.closed:
+            signed = head.sign(seat.identity.key, body)
+            await seat._conn.send(msgpack.packb({"t": "s", "c": seat.chain_no,
+                                                 "m": signed.to_wire()}, use_bin_type=True))
+        await asyncio.sleep(0.01)
+
+
+async def mental_lobby_under_attack(plan: list[tuple[str, bytes]]) -> None:
+    relay = await start_relay()
+    try:
+        host = Host(HostConfig(game="zodiak", players=3, seed=4, turn_seconds=1.0,
+                               reveal_timeout=1.0, away_timeout=5.0, mental=True,
+                               require_ready=True), on_event=lambda _: None)
+        host_conn = await RelayConnection.open_room(relay.url)
+        serving = asyncio.create_task(host.serve(host_conn))
+        seats = [RemoteSession(game="", url=relay.url, room=host_conn.room, name=f"p{i}")
+                 for i in range(3)]
+        for seat in seats:
+            await seat.start()
+            await seat.wait_seated()
+        attacking = asyncio.create_task(lobby_attack(seats[2], plan))
+        playing = [asyncio.create_task(play_as_bot(s, "greedy")) for s in seats]
+        honest = await asyncio.wait_for(asyncio.gather(*playing[:2]), 240)
+        await asyncio.wait_for(serving, 20)
+        attacking.cancel()
+        playing[2].cancel()
+        for seat in seats:
+            await seat.close()
+        await host_conn.close()
+        expected = host.result()
+        assert expected["winner"] is not None
+        for found in honest:
+            assert found is not None, found
+            assert {k: found[k] for k in expected} == expected
+    finally:
+        await relay.close()
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(lobby_actions, min_size=1, max_size=30))
+def test_a_seat_signing_anything_in_a_mental_lobby_leaves_the_honest_seats_their_match(
+        plan: list) -> None:
+    """A seated player of a mental-poker table signs, in its own chains, made-up keys,
+    shuffles, checks, shares and losses while the lobby's deck is made: the two honest seats
+    still finish the match with the host's result."""
+    asyncio.run(mental_lobby_under_attack(plan))
