@@ -120,8 +120,7 @@ class SeatFirstDeck(SeatMental):
         try:
             deck.receive(sender, body)
         except FairnessError as exc:
-            # The host holds the key of its bots' party: what that party does wrong, it did.
-            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+            self._blame(exc)
         self._lobby_after()
 
     def _lobby_after(self) -> None:
@@ -147,7 +146,7 @@ class SeatFirstDeck(SeatMental):
             try:
                 deck.check()
             except FairnessError as exc:
-                self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+                self._blame(exc)
                 return True
         digest = deck.prepared_digest()
         if (deck.party == WATCHER or digest is None or deck.party in deck.checked_by

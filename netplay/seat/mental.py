@@ -291,9 +291,13 @@ class SeatMental(SeatState):
         try:
             play.receive(sender, body)
         except FairnessError as exc:
-            # The host holds the key of its bots' party: what that party does wrong, it did.
-            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+            self._blame(exc)
         self._mental_after()
+
+    def _blame(self, exc: FairnessError) -> None:
+        """Show a failed mental-poker check; the host holds the key of its bots' party, so
+        what that party does wrong, the host did."""
+        self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
 
     def _was_away(self) -> bool:
         """Whether this seat's last absence was long enough for an honest host to deal it out."""
@@ -426,7 +430,7 @@ class SeatMental(SeatState):
         try:
             play.check()
         except FairnessError as exc:
-            self._fault(FairnessError(DEALER, exc.reason) if exc.blamed == BOT_PARTY else exc)
+            self._blame(exc)
         self._mental_after()
         return True
 

@@ -134,9 +134,7 @@ class HostFirstDeck(TableState):
         deck = self.lobby_deck
         if deck is None:
             return
-        for msg in deck.drain():
-            body = dict(msg)
-            await self._broadcast(body.pop("t"), **body)
+        await self._broadcast_each(deck.drain())
         if deck.checks_due():
             try:
                 deck.check()

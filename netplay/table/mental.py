@@ -145,14 +145,19 @@ class HostMental(TableState):
         # With only the bots' key left, no message of anyone else will come to check the chain.
         await self._mental_check(locked=True)
 
+    async def _broadcast_each(self, messages: list[dict[str, Any]]) -> None:
+        """Sign and send, in order, messages the host's key for its bots made (`t` names the
+        kind)."""
+        for msg in messages:
+            body = dict(msg)
+            await self._broadcast(body.pop("t"), **body)
+
     async def _mental_flush(self) -> None:
         """Sign and send what the host's key for its bots owes the table; follow its state."""
         play = self.mental
         if play is None:
             return
-        for msg in play.drain():
-            body = dict(msg)
-            await self._broadcast(body.pop("t"), **body)
+        await self._broadcast_each(play.drain())
         self.state = state = play.state
         if state is not None:  # each move as the host's engine applies it, once its cards open
             before = self.moves_made - self.deal_moves

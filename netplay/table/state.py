@@ -263,6 +263,10 @@ class TableState(ABC):
         """Check a seat's key or shuffle of the first round's deck, then forward it."""
 
     @abstractmethod
+    async def _broadcast_each(self, messages: list[dict[str, Any]]) -> None:
+        """Sign and send, in order, messages the host's key for its bots made."""
+
+    @abstractmethod
     def _take_lobby_deck(self) -> LobbyDeck | None:
         """The lobby's deck, for the first deal, if it was begun for the people seated now."""
 
