@@ -364,3 +364,43 @@ async def test_a_host_started_again_in_the_lobby_names_later_lobby_decks(tmp_pat
         assert not people[0].failures and not people[1].failures
     finally:
         await close_lobby(people, conn, serving, relay)
+
+
+class RepeatingHost(Host):
+    """Once the lobby's first deck is made, names lobby deck 0 again (a replay) and lobby deck
+    8 (past the bound), as a host would that wanted every client to shuffle again and again."""
+
+    async def _lobby_flush(self) -> None:
+        await super()._lobby_flush()
+        deck = self.lobby_deck
+        if deck is not None and deck.people <= deck.checked_by and not getattr(
+                self, "repeated", False):
+            self.repeated = True
+            for epoch in (0, 8):
+                await self._broadcast("mp_prepare", round=FIRST_ROUND, epoch=epoch,
+                                      parties=list(deck.seat_parties))
+
+
+async def test_a_lobby_deck_named_again_or_past_the_bound_is_refused_and_blamed() -> None:
+    """Every client refuses lobby deck 0 named a second time and lobby deck 8, blames the
+    host for each, shuffles nothing more, and round 1 is still dealt from deck 0."""
+    host = lobby_host(RepeatingHost)
+    events: list[str] = []
+    host.on_event = events.append
+    people, conn, serving, relay = await seated_lobby(host, 2)
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        await until(lambda: all(len(p.failures) >= 2 for p in people), "both blame the host")
+        for person in people:
+            assert person.lobby_deck is not None and person.lobby_deck.epoch == 0
+            assert any("named lobby deck 0 after lobby deck 0" in f for f in person.failures)
+            assert any("named lobby deck 8: a lobby has at most 8" in f
+                       for f in person.failures)
+        tasks = [asyncio.create_task(patient_bot(p, i)) for i, p in enumerate(people)]
+        await until(lambda: host.state is not None and len(host.state.history) >= 2,
+                    "round 1 played")
+        assert FIRST_DEAL_FROM_LOBBY in events
+    finally:
+        for task in tasks:
+            task.cancel()
+        await close_lobby(people, conn, serving, relay)
