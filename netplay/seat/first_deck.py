@@ -14,7 +14,7 @@ new connection, so the host begins a new deck for it anyway.
 
 from __future__ import annotations
 
-from netplay.fair import DEALER, FairnessError, SignedMessage
+from netplay.fair import DEALER, FairnessError, PublicIdentity, SignedMessage
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_lobby import FIRST_ROUND, MAX_LOBBY_DECKS, LobbyDeck
 from netplay.fair.mental_round import WATCHER
@@ -51,11 +51,15 @@ class SeatFirstDeck(SeatMental):
         if epoch >= MAX_LOBBY_DECKS:
             raise FairnessError(DEALER, f"named lobby deck {epoch}: a lobby has at most"
                                 f" {MAX_LOBBY_DECKS}")
-        keys = {seat: self.ids[seat] for seat, party in enumerate(parties) if party != BOT_PARTY}
-        for seat, public in keys.items():
+        keys: dict[int, PublicIdentity] = {}
+        for seat, party in enumerate(parties):
+            public = self.ids[seat]
+            if party == BOT_PARTY:
+                continue
             if public is None:
                 raise FairnessError(DEALER, f"named seat {seat} a party of the lobby's deck"
                                     " before any lobby showed its key")
+            keys[seat] = public
         me = self.my_seat
         mine = keys.get(me) if me is not None else None
         # Caught up, an earlier deck may be of whoever sat here before: not this person's.
@@ -65,8 +69,7 @@ class SeatFirstDeck(SeatMental):
                                 " that is not this seat's")
         assert self.chain is not None
         for seat, public in keys.items():  # also when chain 0 is sent again from its start
-            if public is not None:
-                self.chain.admit(deck_sender(seat, epoch), public)
+            self.chain.admit(deck_sender(seat, epoch), public)
         if not self._mental_fresh():
             return
         last = self.lobby_deck.epoch if self.lobby_deck is not None else -1
@@ -78,7 +81,7 @@ class SeatFirstDeck(SeatMental):
         # What this seat sent of an earlier lobby deck is over: the host refuses it as stale.
         self._unforwarded, self._lobby_lost = {}, False
         party = self._party(parties) if ours else WATCHER
-        if party != BOT_PARTY and self.my_seat is not None and party == self.my_seat:
+        if party != WATCHER:
             self._heads[f"deck{epoch}"] = ChainHead.start(chain_room(self.table, 0),
                                                           deck_sender(party, epoch))
         self.lobby_deck = LobbyDeck(self.game, self.table, party, tuple(parties), epoch)
@@ -131,9 +134,6 @@ class SeatFirstDeck(SeatMental):
         for msg in deck.drain():
             body = dict(msg)
             self._sign_mental(pack(body.pop("t"), **body), f"deck{deck.epoch}")
-
-    def _lobby_synced(self) -> None:
-        self._lobby_after()
 
     def _lobby_check(self) -> bool:
         """Check the lobby deck's complete chain once what this seat owed is sent, and say so

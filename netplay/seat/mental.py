@@ -323,8 +323,8 @@ class SeatMental(SeatState):
         """Send an unforwarded message again, once; a second time, blame the host."""
         pending = self._unforwarded.get(seq)
         # Another message may hold its number since (a new lobby deck's chain): not this one.
-        if (pending is None or pending[0] is not frame or chain != self.chain_no or self.closed or self.result is not None
-                or self.phase != "live"):
+        if (pending is None or pending[0] is not frame or chain != self.chain_no or self.closed
+                or self.result is not None or self.phase != "live"):
             return  # forwarded, another round, or reconnecting (then it is sent again)
         body, resent = pending
         if not resent:
@@ -361,7 +361,7 @@ class SeatMental(SeatState):
         """Caught up: say a lost round key, or send what is owed now."""
         play = self.mental
         if play is None and self.lobby_deck is not None:
-            self._lobby_synced()
+            self._lobby_after()
             return
         if play is not None and self._lost and not self._told_lost:
             self._told_lost = True

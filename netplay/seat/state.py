@@ -184,8 +184,8 @@ class SeatState(GameSession, ABC):
         """Check the lobby deck's complete chain once what is owed is sent; whether it did."""
 
     @abstractmethod
-    def _lobby_synced(self) -> None:
-        """Caught up in the lobby: say a lost key of its deck, or send what is owed."""
+    def _lobby_after(self) -> None:
+        """Sign what this seat owes the lobby's deck."""
 
     @abstractmethod
     def _mental_synced(self) -> None:
