@@ -39,6 +39,32 @@ def deck_sender(seat: int, epoch: int) -> str:
 class SeatFirstDeck(SeatMental):
     """The `RemoteSession` methods that shuffle the first round's deck in the lobby."""
 
+    def first_deck_line(self) -> str:
+        """Where the lobby's shuffle of round 1's deck stands, in one line for the lobby screen
+        ("" when the table's dealer is trusted or the match has begun)."""
+        if self.dealing != "mental" or self._started_match or self.chain_no != 0:
+            return ""
+        deck = self.lobby_deck
+        if deck is None:
+            return ""  # none until every seat is taken and every person connected
+        if deck.failed or self._lobby_lost:
+            return "Round 1's deck: shuffled again when the round starts."
+        if deck.prepared_digest() is not None:
+            return "Round 1's deck: shuffled and checked, ready to deal."
+        waiting = deck.waiting_for()
+        if not waiting:
+            return "Round 1's deck: shuffled, checking its proofs."
+        names = ", ".join(self._party_name(p) for p in sorted(waiting))
+        return f"Round 1's deck: being shuffled, waiting for {names}."
+
+    def _party_name(self, party: int) -> str:
+        if party == BOT_PARTY:
+            return "the host's bots"
+        if party == self.my_seat:
+            return "you"
+        name = self.seats[party].name if 0 <= party < len(self.seats) else ""
+        return f"seat {party}" + (f" ({name})" if name else "")
+
     def _on_mp_prepare(self, msg: MpPrepare) -> None:
         parties, epoch, players = msg.parties, msg.epoch, len(self.ids)
         if (self.chain_no != 0 or msg.round != FIRST_ROUND or self.mental is not None

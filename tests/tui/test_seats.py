@@ -21,11 +21,11 @@ async def wait_until(pilot, check, what: str, limit: float = 15.0) -> None:
         await pilot.pause(0.05)
 
 
-async def open_table(players: int) -> tuple:
+async def open_table(players: int, mental: bool = False) -> tuple:
     relay = await start_relay()
     owner = secrets.token_hex(16)
     host = Host(HostConfig(game="zodiak", players=players, seed=2, owner_secret=owner,
-                           require_ready=True), on_event=lambda _: None)
+                           require_ready=True, mental=mental), on_event=lambda _: None)
     conn = await RelayConnection.open_room(relay.url)
     serving = asyncio.create_task(host.serve(conn))
     me = RemoteSession(game="", url=relay.url, room=conn.room, name="Hosty", sign="leo",
@@ -109,4 +109,34 @@ async def test_the_lobby_shows_the_table_fingerprint_every_seat_computes() -> No
             await wait_until(pilot, lambda: me.fingerprint() in str(
                 app.screen.query_one("#seats-help").render()), "the fingerprint on screen")
     finally:
+        await close_table(relay, conn, serving, me, friend)
+
+
+async def test_the_lobby_shows_round_ones_deck_being_shuffled_and_then_ready() -> None:
+    """FAIRNESS.md A8, "Lobby deck": once every seat is taken, the lobby says where round 1's deck stands."""
+    relay, _host, conn, serving, me = await open_table(3, mental=True)
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    await friend.start()
+    await friend.wait_seated()
+    friend_plays = asyncio.create_task(play_as_bot(friend, "greedy"))  # says ready at once
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+            help_text = app.screen.query_one("#seats-help")
+            await wait_until(pilot, lambda: "Table fingerprint" in str(help_text.render()),
+                             "the lobby's text")
+            assert "Round 1's deck" not in str(help_text.render()), "no deck while a seat is empty"
+            assert me.first_deck_line() == ""
+            await pilot.press("f3")
+            await wait_until(pilot, lambda: "Round 1's deck: shuffled and checked, ready to deal."
+                             in str(help_text.render()), "the deck ready on screen")
+            assert friend.first_deck_line() == "Round 1's deck: shuffled and checked, ready to deal."
+            # At 80x24 the whole lobby fits: the chat and its input stay on screen.
+            assert app.screen.query_one("#say").region.bottom <= 23
+            await pilot.press("f2")
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+            assert me.first_deck_line() == "", "the line is the lobby's only"
+    finally:
+        friend_plays.cancel()
         await close_table(relay, conn, serving, me, friend)

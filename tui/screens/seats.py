@@ -48,9 +48,9 @@ class SeatsScreen(Screen[None]):
 
     DEFAULT_CSS = """
     SeatsScreen #seats-title { padding: 1 2 0 2; text-style: bold; }
-    SeatsScreen #seats-help { padding: 0 2 1 2; color: $text-muted; }
+    SeatsScreen #seats-help { padding: 0 2; color: $text-muted; }
     SeatsScreen #seats { height: auto; max-height: 8; margin: 0 2; }
-    SeatsScreen #chat-box { height: 1fr; margin: 1 2 0 2; border: round $primary; }
+    SeatsScreen #chat-box { height: 1fr; min-height: 3; margin: 0 2; border: round $primary; }
     SeatsScreen #chat { height: 1fr; }
     SeatsScreen #say { margin: 0 2; }
     """
@@ -71,6 +71,7 @@ class SeatsScreen(Screen[None]):
         self.session = session
         self._chat_seen = 0
         self._house_shown = session.house
+        self._deck_shown = session.first_deck_line()
 
     def compose(self) -> ComposeResult:
         # No Header: its title watcher can fire after the quick switch to the game screen.
@@ -98,8 +99,11 @@ class SeatsScreen(Screen[None]):
             self._poller.stop()  # the switch takes a moment; switching twice would break it
             self.app.call_later(card_app(self.app).play, session)
             return
-        if session.seats != self.seats or session.house != self._house_shown:
-            self._house_shown = session.house  # house rules the host changed redraw the help
+        deck = session.first_deck_line()
+        if (session.seats != self.seats or session.house != self._house_shown
+                or deck != self._deck_shown):
+            # House rules the host changed, or the first deck's progress, redraw the help.
+            self._house_shown, self._deck_shown = session.house, deck
             self.seats = session.seats
         chat = self.query_one("#chat", RichLog)
         for line in session.chat_log[self._chat_seen:]:
@@ -131,6 +135,7 @@ class SeatsScreen(Screen[None]):
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
             + dealing_text(session.dealing, session.away_seconds) + "\n"
+            + (f"{self._deck_shown}\n" if self._deck_shown else "")
             + session.house.describe() + "\n"
             + "Starts when every seat is taken and everyone is ready (F2)." + owner_keys))
 
@@ -226,7 +231,6 @@ def dealing_text(dealing: str, away_timeout: float | None) -> str:
     if dealing != "mental":
         return "Trusted dealer: the host's program deals and can see every hand."
     away = f"{away_timeout:g} s" if away_timeout else "the away time"
-    return ("Dealt by mental poker: nobody, the host included, sees a card before it is yours or"
-            " face up; the host sees its own bots' cards. Away over"
-            f" {away}: the round is dealt again with a bot in that seat. q hands your key to"
-            " the host's bot, which then sees your cards.")
+    return ("Mental poker: nobody, the host included, sees a card before it is yours or face up"
+            f" (the host sees its bots'). Away over {away}: redealt with a bot in your seat; q"
+            " hands your key (and cards) to the host's bot.")
