@@ -107,6 +107,7 @@ MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 ROOM_GONE_TRIES = 3  # `no_such_room` this many times running, for ROOM_GONE_SECONDS at least:
 ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives it that long)
+CHAT_KEPT = 500  # chat lines a session keeps (between this and twice as many)
 HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
 
 
@@ -391,6 +392,9 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         name = clean_name(msg.name, "?")
         text = "".join(ch for ch in msg.text[:300] if ch.isprintable())
         self.chat_log.append(f"{name}: {text}")
+        self.chat_count += 1
+        if len(self.chat_log) > 2 * CHAT_KEPT:  # a host may send chat without end: keep the last
+            del self.chat_log[:-CHAT_KEPT]
         self.emit(Notice(f"{name}: {text}", "chat"))
 
     def _on_error(self, msg: Refused) -> None:

@@ -116,7 +116,8 @@ class SeatState(GameSession, ABC):
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
     gone: str | None = None  # why the session ended for good without a result
-    chat_log: list[str] = field(default_factory=list)
+    chat_log: list[str] = field(default_factory=list)  # the last CHAT_KEPT lines
+    chat_count: int = 0  # every chat line heard, the ones no longer kept too
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
     _retry: asyncio.Task[None] | None = None
 

@@ -107,6 +107,13 @@ Event = (MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | Seat
          | RematchOffered)
 
 
+MAX_QUEUED_NOTES = 1000
+"""Notices and seat changes that may wait for the screen: a host or its chat may send them
+without end while nobody drains the queue (the lobby screen does not), so more are dropped."""
+
+Note = Notice | SeatsChanged
+
+
 @dataclass
 class GameSession:
     """Base of every session: an event queue that the screen drains, and the submit/close calls."""
@@ -116,15 +123,41 @@ class GameSession:
     queue: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)
     closed: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
+    _notes_queued: int = 0
+    _notes_dropped: int = 0  # notices dropped since the queue was last full
+    _seats_dropped: SeatsChanged | None = None  # the latest seat change dropped
 
     def emit(self, event: Event) -> None:
-        """Queue an event for the screen."""
+        """Queue an event for the screen (past MAX_QUEUED_NOTES waiting, a notice is dropped and
+        counted, a seat change kept only as the latest)."""
+        if isinstance(event, Note):
+            if self._notes_queued >= MAX_QUEUED_NOTES:
+                if isinstance(event, SeatsChanged):
+                    self._seats_dropped = event
+                else:
+                    self._notes_dropped += 1
+                return
+            self._notes_queued += 1
         self.queue.put_nowait(event)
 
     async def events(self) -> AsyncIterator[Event]:
         """Every event, in order, until the session closes."""
         while not (self.closed and self.queue.empty()):
-            yield await self.queue.get()
+            event = await self.queue.get()
+            if isinstance(event, Note):
+                self._notes_queued -= 1
+                self._emit_dropped()
+            yield event
+
+    def _emit_dropped(self) -> None:
+        """Say how many notices were dropped, and queue the latest dropped seat change."""
+        if self._notes_dropped:
+            dropped, self._notes_dropped = self._notes_dropped, 0
+            self.emit(Notice(f"{dropped} more messages came than the screen could show;"
+                             " they were left out", "warning"))
+        if self._seats_dropped is not None:
+            seats, self._seats_dropped = self._seats_dropped, None
+            self.emit(seats)
 
     async def start(self) -> None:
         """Begin producing events."""

@@ -29,6 +29,8 @@ Seat 1 is the victim. OUT gets a JSON report of what the host did and found.
   the same parties (a host that could do so would keep the deal its bots like best).
 - `drop`: never forwards the victim's decryption shares of round 1, and closes its socket once
   they arrive (so the victim reconnects and sends them again).
+- `flood`: as round 1 is dealt, sends every seat 20,000 refusals and the table 5,000 chat
+  lines (more than an honest host's chain holds), as fast as it can, then plays honestly.
 - `misname`: the first time it deals a round from a deck shuffled during the last round, it
   names that deck by a digest nobody computed (FAIRNESS.md A8, "Prepared deck"), as a host
   would that hoped the seats follow a deck they never saw shuffled.
@@ -56,11 +58,14 @@ from netplay.fair.mental_round import MentalRound
 from netplay.fair.shares import SHARE_SIZE
 from netplay.fair.shuffle import Shuffle, shuffle_deck
 from netplay.messages import MpKey, MpShares, MpShuffle, Propose, as_map
+from netplay.protocol import pack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import RunningRelay, start_relay
 from netplay.table.host import Host, HostConfig
 
 VICTIM = 1
+FLOOD_REFUSALS = 20_000
+FLOOD_CHAT = 5_000
 
 
 @dataclass
@@ -90,6 +95,17 @@ class HostileHost(Host):
             if target is not None:
                 await target.ws.close()
         self.did(f"closed seat {seat}'s socket")
+
+    async def flood(self) -> None:
+        """Refusals to every seat and chat to the table, many more than an honest host sends."""
+        for _ in range(FLOOD_REFUSALS):
+            for seat in self.seats:
+                if seat.conn is not None:
+                    await self._send(seat.conn, pack("error", code="not_allowed",
+                                                     message="no " * 60))
+        for line in range(FLOOD_CHAT):
+            await self._broadcast("chat", seat=0, name="p0", text=f"flood {line} " + "x" * 250)
+        self.did(f"sent every seat {FLOOD_REFUSALS} refusals and {FLOOD_CHAT} chat lines")
 
     def did(self, what: str) -> None:
         self.report["done"].append(what)
@@ -122,6 +138,8 @@ class HostileHost(Host):
                     await self.kick(seat)
         if self.mode == "rewind" and number == 1:
             self.report["rewind_armed"] = True
+        if self.mode == "flood" and number == 1:
+            await self.flood()
         await super()._mental_deal(number)
         if self.mode == "replay" and number == 2:
             old = self.round_one.get("seat0_shuffle")
@@ -344,7 +362,7 @@ async def run(args: argparse.Namespace) -> None:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=["snoop", "exclude", "skip", "lobbyskip", "replay",
+    parser.add_argument("mode", choices=["snoop", "exclude", "skip", "lobbyskip", "replay", "flood",
                                          "rewind", "redeal", "drop", "misname"])
     parser.add_argument("port", type=int)
     parser.add_argument("out", type=Path)

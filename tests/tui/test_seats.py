@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import secrets
 
+from textual.widgets import RichLog
+
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.remote import CHAT_KEPT, RemoteSession, play_as_bot
+from netplay.session.events import MAX_QUEUED_NOTES
 from netplay.table.host import Host, HostConfig
 from tui.app import CardApp
 from tui.screens.game import GameScreen
@@ -137,6 +140,41 @@ async def test_the_lobby_shows_round_ones_deck_being_shuffled_and_then_ready() -
             await pilot.press("f2")
             await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
             assert me.first_deck_line() == "", "the line is the lobby's only"
+    finally:
+        friend_plays.cancel()
+        await close_table(relay, conn, serving, me, friend)
+
+
+async def test_a_host_flooding_the_lobby_with_chat_keeps_the_client_bounded() -> None:
+    """A host that lies sends 3,000 chat lines into the lobby, where nothing drains the session's
+    events: the client keeps the last lines (CHAT_KEPT to twice that), at most MAX_QUEUED_NOTES
+    notices wait, and the game screen then says how many it left out."""
+    relay, host, conn, serving, me = await open_table(3)
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    await friend.start()
+    await friend.wait_seated()
+    friend_plays = asyncio.create_task(play_as_bot(friend, "greedy"))
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+            lines = 3 * MAX_QUEUED_NOTES
+            for i in range(lines):  # the real host's own signed chat, as a lying host sends it
+                await host._broadcast("chat", seat=0, name="Hosty", text=f"line {i}")
+            await wait_until(pilot, lambda: me.chat_count == lines, "every chat line")
+            assert CHAT_KEPT <= len(me.chat_log) <= 2 * CHAT_KEPT
+            assert me.chat_log[-1] == f"Hosty: line {lines - 1}"
+            assert me.queue.qsize() <= MAX_QUEUED_NOTES + 20  # the other events of the lobby
+            chat = app.screen.query_one("#chat", RichLog)
+            await wait_until(pilot, lambda: chat.lines and f"line {lines - 1}" in chat.lines[-1].text,
+                             "the last line on screen")
+            assert len(chat.lines) <= CHAT_KEPT
+            await pilot.press("f3", "f2")
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+            screen = app.screen
+            await wait_until(pilot, lambda: any("left out" in line.text
+                                                for line in screen.log_widget.lines),
+                             "the count of notices left out", limit=60)
     finally:
         friend_plays.cancel()
         await close_table(relay, conn, serving, me, friend)

@@ -18,7 +18,7 @@ from engine.games import game_named
 from engine.house import HOUSE_OPTIONS, HouseRules
 from engine.zodiak import SIGN_CARDS
 from netplay.relay.wire import format_room_code
-from netplay.seat.remote import RemoteSession
+from netplay.seat.remote import CHAT_KEPT, RemoteSession
 from netplay.session.events import SeatInfo
 from tui.appapi import card_app
 from tui.literal import literal
@@ -79,7 +79,7 @@ class SeatsScreen(Screen[None]):
         yield Static("", id="seats-help")
         yield DataTable(id="seats", cursor_type="row", zebra_stripes=True)
         with Vertical(id="chat-box"):
-            yield RichLog(id="chat", wrap=True, markup=False)
+            yield RichLog(id="chat", wrap=True, markup=False, max_lines=CHAT_KEPT)
         yield Input(placeholder="Say something to the table (enter sends)", id="say",
                     max_length=300)
         yield Footer()
@@ -106,9 +106,10 @@ class SeatsScreen(Screen[None]):
             self._house_shown, self._deck_shown = session.house, deck
             self.seats = session.seats
         chat = self.query_one("#chat", RichLog)
-        for line in session.chat_log[self._chat_seen:]:
+        new = min(session.chat_count - self._chat_seen, len(session.chat_log))
+        for line in session.chat_log[len(session.chat_log) - new:]:
             chat.write(Text(line))
-        self._chat_seen = len(session.chat_log)
+        self._chat_seen = session.chat_count
 
     def watch_seats(self, seats: tuple[SeatInfo, ...]) -> None:
         session = self.session

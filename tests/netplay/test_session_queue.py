@@ -1,0 +1,63 @@
+"""A session's queue of events for the screen stays bounded when notices come without end and
+nobody drains it (the lobby screen does not): notices past the bound are counted and said,
+seat changes kept as the latest, and every other event kept in order."""
+
+from __future__ import annotations
+
+import asyncio
+
+from netplay.session.events import (
+    MAX_QUEUED_NOTES,
+    GameSession,
+    Notice,
+    RematchOffered,
+    SeatInfo,
+    SeatsChanged,
+)
+
+
+def seats(name: str) -> SeatsChanged:
+    return SeatsChanged((SeatInfo(name),))
+
+
+def test_notices_past_the_bound_are_counted_and_the_latest_seats_kept() -> None:
+    session = GameSession(game="zodiak")
+    for i in range(3 * MAX_QUEUED_NOTES):
+        session.emit(Notice(f"n{i}"))
+        if i % 100 == 0:
+            session.emit(RematchOffered(by=f"r{i}"))  # not a note: never dropped
+            session.emit(seats(f"s{i}"))
+    assert session.queue.qsize() <= MAX_QUEUED_NOTES + 30  # 30 rematch offers
+
+    async def drain() -> list[object]:
+        session.closed = True
+        return [event async for event in session.events()]
+
+    events = asyncio.run(drain())
+    offers = [e.by for e in events if isinstance(e, RematchOffered)]
+    assert offers == [f"r{i}" for i in range(0, 3 * MAX_QUEUED_NOTES, 100)]
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    left_out = [t for t in notices if "left out" in t]
+    kept = [t for t in notices if "left out" not in t]
+    assert kept == [f"n{i}" for i in range(len(kept))], "the first ones, in order"
+    assert left_out and sum(int(t.split()[0]) for t in left_out) == 3 * MAX_QUEUED_NOTES \
+        - len(kept)
+    last_seats = [e for e in events if isinstance(e, SeatsChanged)][-1]
+    assert last_seats == seats(f"s{3 * MAX_QUEUED_NOTES - 100}"), "the latest seat change"
+    assert session._notes_queued == 0
+
+
+def test_a_drained_queue_drops_nothing() -> None:
+    session = GameSession(game="zodiak")
+
+    async def run() -> list[str]:
+        events = session.events()
+        got: list[str] = []
+        for i in range(5 * MAX_QUEUED_NOTES):
+            session.emit(Notice(f"n{i}"))
+            event = await anext(events)
+            assert isinstance(event, Notice)
+            got.append(event.text)
+        return got
+
+    assert asyncio.run(run()) == [f"n{i}" for i in range(5 * MAX_QUEUED_NOTES)]
