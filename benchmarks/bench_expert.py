@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -142,22 +143,14 @@ def reading_share(players: int, rounds: int = 40, samples: int = 10) -> float:
     return right / held
 
 
-def oracle_share(rounds: int, playouts: int, players: int = 4,
-                 know: str = "all") -> tuple[int, int]:
-    """Rounds won by an expert whose sampled deals hold the real hands (the stock still
-    shuffled), one against greedy at every other seat, seats and dealer rotating: how strong
-    the search would be if its reading of the opponents were perfect. Returns (wins, rounds).
-
-    `know` says whose hands it is dealt: "all" the opponents', "next" only the next seat's
-    (the others' cards and the stock shuffled together at random), "none" nobody's (every
-    hidden card at random, no reading at all): what each part of the knowledge is worth."""
-    from engine import bots
-    from engine.dealer import DealtRound
+def _oracle_bot(know: str, players: int, seed: int, playouts: int) -> Any:
+    """An expert whose sampled deals hold the real hands of `know` ("all" opponents, the
+    "next" seat only, or "none": every hidden card at random, no reading), the stock shuffled;
+    set its `real` to the round before asking it."""
     from engine.expert import ExpertBot
-    from engine.match import Match
     from engine.playout import FastZodiak, bits
     from engine.sampling import ZodiakBelief
-    from engine.zodiak import SIGNS, ZodiakRound
+    from engine.zodiak import ZodiakRound
 
     class RealHands(ZodiakBelief):
         """The real deal, with the stock in a random order."""
@@ -188,12 +181,25 @@ def oracle_share(rounds: int, playouts: int, players: int = 4,
         def zodiak_belief(self, view: ZodiakRound) -> ZodiakBelief:
             return RealHands(view, self.real)
 
+    return Oracle(seed, seconds=None, playouts=playouts)
+
+
+def oracle_share(rounds: int, playouts: int, players: int = 4,
+                 know: str = "all") -> tuple[int, int]:
+    """Rounds won by an expert whose sampled deals hold the real hands (`_oracle_bot`), one
+    against greedy at every other seat, seats and dealer rotating: how strong the search would
+    be if its reading of the opponents were perfect. Returns (wins, rounds)."""
+    from engine import bots
+    from engine.dealer import DealtRound
+    from engine.match import Match
+    from engine.zodiak import SIGNS, ZodiakRound
+
     rng = random.Random(7)
     wins = 0
     for number in range(rounds):
         signs = tuple(rng.choice(SIGNS) for _ in range(players))
         me = number // players % players
-        oracle = Oracle(rng.randrange(2**32), seconds=None, playouts=playouts)
+        oracle = _oracle_bot(know, players, rng.randrange(2**32), playouts)
         table = DealtRound.deal(Match("zodiak", players, signs, dealer=number % players),
                                 ["x"] * players, rng)
         state = table.state
@@ -206,6 +212,77 @@ def oracle_share(rounds: int, playouts: int, players: int = 4,
             table.push(bot.choose(bots.bot_view(bot, state, seat)))
         wins += state.winner == me
     return wins, rounds
+
+
+def move_kind(move: Any, zodiac_card: int) -> str:
+    """A fast Zodiak move's kind: draw, wild eight, ace or zodiac card alone, another single
+    card, or a run of 2, 3 or 4 and more cards."""
+    from engine.playout import RANK
+
+    if move is None:
+        return "draw"
+    cards, declared = move
+    if len(cards) > 1:
+        return f"run of {min(len(cards), 4)}"
+    if RANK[cards[0]] == 8 and declared >= 0:
+        return "wild eight"
+    if RANK[cards[0]] == 1:
+        return "ace"
+    return "zodiac card" if cards[0] == zodiac_card else "single"
+
+
+def compare_moves(rounds: int, playouts: int, first_seed: int = 1,
+                  players: int = 4) -> dict[str, Any]:
+    """At every turn with a choice of the expert's, one against greedy at every other seat,
+    the move of the expert, of an expert dealt the real hands (`_oracle_bot`) and of greedy:
+    how often they agree and how often each plays each kind of move (`move_kind`). The round
+    goes on with the expert's move."""
+    from collections import Counter
+
+    from engine import bots
+    from engine.dealer import DealtRound
+    from engine.expert import ExpertBot
+    from engine.match import Match
+    from engine.playout import FastZodiak, from_engine_move
+    from engine.zodiak import SIGNS, ZodiakRound
+
+    rng = random.Random(first_seed)
+    counts: Counter[str] = Counter()
+    wins = 0
+    for number in range(rounds):
+        signs = tuple(rng.choice(SIGNS) for _ in range(players))
+        me = number % players
+        expert = ExpertBot(rng.randrange(2**32), seconds=None, playouts=playouts)
+        oracle = _oracle_bot("all", players, rng.randrange(2**32), playouts)
+        table = DealtRound.deal(Match("zodiak", players, signs,
+                                      dealer=number // players % players), ["x"] * players, rng)
+        state = table.state
+        assert isinstance(state, ZodiakRound)
+        oracle.real = state
+        while not state.round_over:
+            seat = state.turn
+            assert seat is not None
+            if seat != me:
+                table.push(bots.GreedyBot().choose(state.view(seat, history=False)))
+                continue
+            view = bots.bot_view(expert, state, seat)
+            move = expert.choose(view)
+            if len(list(view.legal_moves())) > 1:
+                zodiac_card = FastZodiak.from_round(state).zodiac[seat]
+                chosen = {
+                    "expert": from_engine_move(move),
+                    "oracle": from_engine_move(oracle.choose(bots.bot_view(oracle, state, seat))),
+                    "greedy": from_engine_move(bots.GreedyBot().choose(
+                        state.view(seat, history=False)))}
+                counts["turns"] += 1
+                counts["expert = oracle"] += chosen["expert"] == chosen["oracle"]
+                counts["greedy = oracle"] += chosen["greedy"] == chosen["oracle"]
+                counts["expert = greedy"] += chosen["expert"] == chosen["greedy"]
+                for who, chosen_move in chosen.items():
+                    counts[f"{who}: {move_kind(chosen_move, zodiac_card)}"] += 1
+            table.push(move)
+        wins += state.winner == me
+    return {"rounds": rounds, "expert wins": wins, **dict(sorted(counts.items()))}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -231,6 +308,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--know", choices=("all", "next", "none"), default="all",
                         help="with --oracle: the real hands of all opponents, of the next seat"
                         " only, or of nobody (every hidden card dealt at random, no reading)")
+    parser.add_argument("--compare", type=int, metavar="ROUNDS",
+                        help="only play ROUNDS 4-player Zodiak rounds, one expert against three"
+                        " greedy, and print how often the expert, an expert dealt the real"
+                        " hands and greedy choose alike, and which kinds of move each chooses")
     parser.add_argument("--first-seed", type=int, default=1,
                         help="the first chunk's seed (a second process on its own log starts"
                         " elsewhere, e.g. 1001, so that the two play different deals)")
@@ -251,6 +332,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"zodiak, 4 players, the real hands of {args.know}: expert won {wins}/{rounds} ="
               f" {100 * wins / rounds:.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f}%),"
               f" playouts per move {args.playouts}", flush=True)
+        return 0
+    if args.compare:
+        print(json.dumps(compare_moves(args.compare, args.playouts, args.first_seed),
+                         indent=1), flush=True)
         return 0
     if args.reading:
         print(f"zodiak, 4 players: {100 * reading_share(4):.1f}% of the opponents' cards in the"
