@@ -184,15 +184,25 @@ def _oracle_bot(know: str, players: int, seed: int, playouts: int) -> Any:
     return Oracle(seed, seconds=None, playouts=playouts)
 
 
+def zodiak_table(signs: tuple[str, ...], dealer: int, rng: random.Random) -> tuple[Any, Any]:
+    """A Zodiak round dealt at random, a player for each of `signs`: its table and its state."""
+    from engine.dealer import DealtRound
+    from engine.match import Match
+    from engine.zodiak import ZodiakRound
+
+    table = DealtRound.deal(Match("zodiak", len(signs), signs, dealer=dealer),
+                            ["x"] * len(signs), rng)
+    assert isinstance(table.state, ZodiakRound)
+    return table, table.state
+
+
 def oracle_share(rounds: int, playouts: int, players: int = 4,
                  know: str = "all") -> tuple[int, int]:
     """Rounds won by an expert whose sampled deals hold the real hands (`_oracle_bot`), one
     against greedy at every other seat, seats and dealer rotating: how strong the search would
     be if its reading of the opponents were perfect. Returns (wins, rounds)."""
     from engine import bots
-    from engine.dealer import DealtRound
-    from engine.match import Match
-    from engine.zodiak import SIGNS, ZodiakRound
+    from engine.zodiak import SIGNS
 
     rng = random.Random(7)
     wins = 0
@@ -200,10 +210,7 @@ def oracle_share(rounds: int, playouts: int, players: int = 4,
         signs = tuple(rng.choice(SIGNS) for _ in range(players))
         me = number // players % players
         oracle = _oracle_bot(know, players, rng.randrange(2**32), playouts)
-        table = DealtRound.deal(Match("zodiak", players, signs, dealer=number % players),
-                                ["x"] * players, rng)
-        state = table.state
-        assert isinstance(state, ZodiakRound)
+        table, state = zodiak_table(signs, number % players, rng)
         oracle.real = state
         while not state.round_over:
             seat = state.turn
@@ -240,11 +247,9 @@ def compare_moves(rounds: int, playouts: int, first_seed: int = 1,
     from collections import Counter
 
     from engine import bots
-    from engine.dealer import DealtRound
     from engine.expert import ExpertBot
-    from engine.match import Match
     from engine.playout import FastZodiak, from_engine_move
-    from engine.zodiak import SIGNS, ZodiakRound
+    from engine.zodiak import SIGNS
 
     rng = random.Random(first_seed)
     counts: Counter[str] = Counter()
@@ -254,10 +259,7 @@ def compare_moves(rounds: int, playouts: int, first_seed: int = 1,
         me = number % players
         expert = ExpertBot(rng.randrange(2**32), seconds=None, playouts=playouts)
         oracle = _oracle_bot("all", players, rng.randrange(2**32), playouts)
-        table = DealtRound.deal(Match("zodiak", players, signs,
-                                      dealer=number // players % players), ["x"] * players, rng)
-        state = table.state
-        assert isinstance(state, ZodiakRound)
+        table, state = zodiak_table(signs, number // players % players, rng)
         oracle.real = state
         while not state.round_over:
             seat = state.turn
