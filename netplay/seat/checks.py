@@ -65,6 +65,8 @@ from netplay.protocol import (
 from netplay.seat.state import M, SeatState
 from netplay.session.events import Notice, RoundEnded
 
+MAX_FAILURES = 100  # failed checks a client keeps and shows; a host could fail them without end
+
 
 class ClientChecks(SeatState):
     """The `RemoteSession` methods that follow the host's chain, shuffles and audits."""
@@ -137,8 +139,9 @@ class ClientChecks(SeatState):
         except FairnessError as exc:
             self._fault(exc)
             if exc.blamed != RELAY:  # the host signed two histories: nothing it says holds now
+                if self.trusted:
+                    self.emit(Notice("this host is no longer trusted", "error", kept=True))
                 self.trusted = False
-                self.emit(Notice("this host is no longer trusted", "error"))
                 return
             self.phase = "marker"  # ask again from the last good message
             self._out.append(pack("sync", c=self.chain_no, n=self._have()))
@@ -175,10 +178,13 @@ class ClientChecks(SeatState):
     def _fault(self, exc: FairnessError) -> None:
         """Show a failed check now and keep it for the round's verdict."""
         failure = Failure(exc.blamed, exc.reason)
+        if len(self.failures) >= MAX_FAILURES:  # a host may fail checks without end: the first
+            self.failures_dropped += 1  # ones tell, and are never crowded out of the screen
+            return
         if self.ledger is not None and not self.ledger.ended:
             self.ledger.failures.append(failure)
         self.failures.append(str(failure))
-        self.emit(Notice(f"check failed: {failure}", "error"))
+        self.emit(Notice(f"check failed: {failure}", "error", kept=True))
 
     def _check(self, action: Any, *args: Any) -> bool:
         try:
@@ -454,13 +460,15 @@ class ClientChecks(SeatState):
 
     def _on_round_end(self, msg: RoundEnd) -> None:
         view, ledger = self.view, self._ledger(msg.round)
+        if ledger.ended:
+            raise FairnessError(DEALER, f"ended round {ledger.number} again")
         scores = read_numbers(msg.scores, "'scores' of a round's end")
         winner = msg.winner
         if view is not None and self.trusted and (not view.round_over
                                                   or list(view.scores) != scores):
             self.trusted = False
             self.emit(Notice("the host ended the round, but this client's engine disagrees"
-                             f" (its scores: {list(view.scores)}).", "error"))
+                             f" (its scores: {list(view.scores)}).", "error", kept=True))
         first = msg.first or 0
         if first != len(ledger.early_seeds):
             self._fault(FairnessError(DEALER, f"revealed the seeds from shuffle {first} on, but"
@@ -476,7 +484,7 @@ class ClientChecks(SeatState):
         else:
             verdict = f"round {ledger.number} verified"
         self.verdicts.append(verdict)
-        self.emit(Notice(verdict, "error" if failures else "info"))
+        self.emit(Notice(verdict, "error" if failures else "info", kept=bool(failures)))
         self.emit(RoundEnded(view.copy() if view else None, winner,
                              read_number(msg.points, "'points'"), tuple(scores),
                              msg.summary[:200]))

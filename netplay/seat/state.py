@@ -77,7 +77,8 @@ class SeatState(GameSession, ABC):
     chain_no: int = -1
     phase: str = "marker"  # marker: waiting for a resync; catchup: replaying; live
     ledger: RoundLedger | None = None
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # the first MAX_FAILURES failed checks
+    failures_dropped: int = 0  # failed checks past those, counted only
     verdicts: list[str] = field(default_factory=list)
     _heads: dict[str, ChainHead] = field(default_factory=dict)
     _sent: set[tuple[str, int, int]] = field(default_factory=set)

@@ -97,10 +97,12 @@ class SeatsChanged:
 
 @dataclass(frozen=True)
 class Notice:
-    """A message for the player: `level` is info, warning or error."""
+    """A message for the player: `level` is info, chat, warning or error; a `kept` one (a failed
+    check) is never dropped from a full queue (its sender bounds how many there are)."""
 
     text: str
     level: str = "info"
+    kept: bool = False
 
 
 Event = (MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | SeatsChanged | Notice
@@ -130,7 +132,7 @@ class GameSession:
     def emit(self, event: Event) -> None:
         """Queue an event for the screen (past MAX_QUEUED_NOTES waiting, a notice is dropped and
         counted, a seat change kept only as the latest)."""
-        if isinstance(event, Note):
+        if isinstance(event, Note) and not (isinstance(event, Notice) and event.kept):
             if self._notes_queued >= MAX_QUEUED_NOTES:
                 if isinstance(event, SeatsChanged):
                     self._seats_dropped = event
@@ -144,7 +146,7 @@ class GameSession:
         """Every event, in order, until the session closes."""
         while not (self.closed and self.queue.empty()):
             event = await self.queue.get()
-            if isinstance(event, Note):
+            if isinstance(event, Note) and not (isinstance(event, Notice) and event.kept):
                 self._notes_queued -= 1
                 self._emit_dropped()
             yield event

@@ -332,6 +332,15 @@ class ImpersonatingHost(Host):
         await super()._on_seat_move(index, None if index == 0 else message, body)
 
 
+class RepeatedEndHost(Host):
+    """Ends round 1 a second time: a new signed message repeating the first `round_end`."""
+
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        await super()._broadcast_locked(t, **fields)
+        if t == "round_end" and fields["round"] == 1:
+            await super()._broadcast_locked(t, **fields)
+
+
 async def expect_everyone_told(host_class: type[Host], text: str,
                                seats: range = range(4)) -> None:
     """Every listed seat is shown an error naming the dealer and saying `text`."""
@@ -344,6 +353,11 @@ async def expect_everyone_told(host_class: type[Host], text: str,
 
 async def test_showing_seats_different_transcripts_is_caught_by_every_client() -> None:
     await expect_everyone_told(SplitViewHost, "a different transcript of round 1")
+
+
+async def test_a_round_ended_twice_is_caught_by_every_client() -> None:
+    """A repeated end would show the round's result and scores twice: refused, and blamed."""
+    await expect_everyone_told(RepeatedEndHost, "ended round 1 again")
 
 
 async def test_a_host_that_signs_two_histories_is_caught_at_once_and_no_longer_trusted() -> None:

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.checks import MAX_FAILURES
+from netplay.seat.remote import RemoteSession
 from netplay.session.events import (
     MAX_QUEUED_NOTES,
     GameSession,
@@ -14,6 +18,7 @@ from netplay.session.events import (
     SeatInfo,
     SeatsChanged,
 )
+from netplay.table.host import Host, HostConfig
 
 
 def seats(name: str) -> SeatsChanged:
@@ -61,3 +66,38 @@ def test_a_drained_queue_drops_nothing() -> None:
         return got
 
     assert asyncio.run(run()) == [f"n{i}" for i in range(5 * MAX_QUEUED_NOTES)]
+
+
+async def test_a_host_flooding_chat_cannot_bury_a_failed_check() -> None:
+    """A lying host (the real host, sending what an honest one never does) floods a seat whose
+    events nobody reads with chat, then signs 150 messages that break the protocol: the client
+    keeps and queues the first MAX_FAILURES failed checks whatever the chat did, and counts the
+    rest."""
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
+    try:
+        await seat.start()
+        await seat.wait_seated()
+        for i in range(3 * MAX_QUEUED_NOTES):
+            await host._broadcast("chat", seat=None, name="host", text=f"line {i}")
+        bad = MAX_FAILURES + 50
+        for _ in range(bad):
+            await host._broadcast("round_end", round=1)  # its fields missing
+        async with asyncio.timeout(30):
+            while seat.failures_dropped < bad - MAX_FAILURES:
+                await asyncio.sleep(0.02)
+        assert len(seat.failures) == MAX_FAILURES
+        assert seat.chat_count == 3 * MAX_QUEUED_NOTES
+        queued = [seat.queue.get_nowait() for _ in range(seat.queue.qsize())]
+        failed = [e for e in queued if isinstance(e, Notice) and e.text.startswith("check failed")]
+        assert len(failed) == MAX_FAILURES and all(e.kept for e in failed)
+        assert "breaks the protocol" in failed[0].text
+        assert len(queued) <= MAX_QUEUED_NOTES + MAX_FAILURES + 20
+    finally:
+        await seat.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import ClassVar
@@ -18,6 +19,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Static
@@ -47,7 +49,7 @@ from tui.appapi import card_app
 from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
-from tui.widgets.gamelog import GameLog
+from tui.widgets.gamelog import MAX_LINES, GameLog
 from tui.widgets.hand import CardRow
 from tui.widgets.players import Players, TableState, score_text
 from tui.words import grouped, plain_text, pretty_cards
@@ -70,6 +72,11 @@ TALL = 32
 FRESH_SECONDS = 2.5
 # Smaller than this, the screen says so instead of drawing a table nobody can read.
 MIN_SIZE = (80, 24)
+# Notices pop up at most this many within TOAST_SECONDS (a failed check always does); the log
+# keeps every one, so a host sending refusals or chat without end cannot bury the table in them.
+TOASTS_AT_ONCE = 3
+TOAST_SECONDS = 5.0
+TOAST_SEVERITY: dict[str, SeverityLevel] = {"warning": "warning", "error": "error"}  # else info
 
 
 class GameScreen(Screen[None]):
@@ -99,7 +106,8 @@ class GameScreen(Screen[None]):
         self.sent = False
         self.match_over = False
         self._last_shown = 0.0
-        self.log_lines: list[str] = []
+        self.log_lines: deque[str] = deque(maxlen=MAX_LINES)  # what the logs hold, as text
+        self._toasts: deque[float] = deque(maxlen=TOASTS_AT_ONCE)  # when the last ones showed
         self.match_winner: int | None = None
         self.reviewing = False
         # (round number, its winner, its points, the match scores after it)
@@ -184,6 +192,15 @@ class GameScreen(Screen[None]):
         self.last_mover = None
         self.query_one("#last-move", Static).set_class(False, "-fresh")
         self.show_view()
+
+    def _may_toast(self, notice: Notice) -> bool:
+        """Whether `notice` pops up: a kept one always, others while few did lately."""
+        now = time.monotonic()
+        if not notice.kept and len(self._toasts) == TOASTS_AT_ONCE \
+                and now - self._toasts[0] < TOAST_SECONDS:
+            return False
+        self._toasts.append(now)
+        return True
 
     def write_log(self, text: str, mine: bool = False, note: bool = False) -> None:
         """Write to both logs so resizing never loses history."""
@@ -276,9 +293,9 @@ class GameScreen(Screen[None]):
                 self.halted = event.text
             elif event.text in ("the host is back", "reconnected"):
                 self.halted = ""
-            if event.level != "info":
+            if event.level != "info" and self._may_toast(event):
                 self.notify(literal(event.text).plain, markup=False,
-                            severity="warning" if event.level == "warning" else "error")
+                            severity=TOAST_SEVERITY.get(event.level, "information"))
         self.show_view()
 
     async def _pace(self, seat: int) -> None:
