@@ -178,11 +178,12 @@ class ClientChecks(SeatState):
     def _fault(self, exc: FairnessError) -> None:
         """Show a failed check now and keep it for the round's verdict."""
         failure = Failure(exc.blamed, exc.reason)
+        ledger = self.ledger  # each round's audit keeps its own, whatever failed before it
+        if ledger is not None and not ledger.ended and len(ledger.failures) < MAX_FAILURES:
+            ledger.failures.append(failure)
         if len(self.failures) >= MAX_FAILURES:  # a host may fail checks without end: the first
             self.failures_dropped += 1  # ones tell, and are never crowded out of the screen
             return
-        if self.ledger is not None and not self.ledger.ended:
-            self.ledger.failures.append(failure)
         self.failures.append(str(failure))
         self.emit(Notice(f"check failed: {failure}", "error", kept=True))
 
@@ -473,14 +474,16 @@ class ClientChecks(SeatState):
         if first != len(ledger.early_seeds):
             self._fault(FairnessError(DEALER, f"revealed the seeds from shuffle {first} on, but"
                                       f" this client has {len(ledger.early_seeds)} before them"))
-        failures = (list(ledger.failures) if self.mental is not None
+        failures = (list(dict.fromkeys(ledger.failures)) if self.mental is not None
                     else ledger.verdict(ledger.early_seeds + list(msg.seeds), scores))
         ledger.ended = True
         if self.chain is not None:
             self._digests[ledger.number] = self.chain.digest  # signed into our next reveal
         if failures:
             verdict = f"round {ledger.number} failed its audit: " + "; ".join(map(str, failures))
-            self.failures += [str(f) for f in failures if str(f) not in self.failures]
+            for text in dict.fromkeys(map(str, failures)):  # the audit's own too, as bounded
+                if text not in self.failures and len(self.failures) < MAX_FAILURES:
+                    self.failures.append(text)
         else:
             verdict = f"round {ledger.number} verified"
         self.verdicts.append(verdict)

@@ -24,6 +24,7 @@ from netplay.messages import Deal, Opening
 from netplay.protocol import ChainHead, envelope, inner, pack, unpack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
+from netplay.seat.checks import MAX_FAILURES
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.session.events import Notice
 from netplay.table.host import Host, HostConfig
@@ -341,6 +342,17 @@ class RepeatedEndHost(Host):
             await super()._broadcast_locked(t, **fields)
 
 
+class NoisyExcludingHost(ExcludingHost):
+    """Fails MAX_FAILURES harmless checks in round 1 (messages missing their fields), then
+    leaves seat 0 out of round 2's shuffle, hoping the client has stopped keeping failures."""
+
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        await super()._broadcast_locked(t, **fields)
+        if t == "deal" and fields["round"] == 1:
+            for _ in range(MAX_FAILURES):
+                await super()._broadcast_locked("round_end", round=1)  # its fields missing
+
+
 async def expect_everyone_told(host_class: type[Host], text: str,
                                seats: range = range(4)) -> None:
     """Every listed seat is shown an error naming the dealer and saying `text`."""
@@ -366,6 +378,18 @@ async def test_a_host_that_signs_two_histories_is_caught_at_once_and_no_longer_t
     assert t.seats[0].told("the dealer: message ") and t.seats[0].told("does not link")
     assert not t.seats[0].trusted
     assert not any(n.level == "error" for s in t.seats[1:] for n in s.notices)
+
+
+async def test_a_cheat_after_many_failed_checks_still_fails_its_rounds_audit() -> None:
+    """The client keeps only the first MAX_FAILURES failed checks to show: a later round's
+    cheat must still fail that round's audit, not be told as "round 2 verified"."""
+    async with table(NoisyExcludingHost) as t:
+        await t.until(lambda: any(v.startswith("round 2 ") for v in t.seats[0].verdicts))
+    seat = t.seats[0]
+    assert len(seat.failures) == MAX_FAILURES and seat.failures_dropped >= 1
+    assert seat.verdicts[1].startswith("round 2 failed its audit: the dealer: left this seat"), \
+        seat.verdicts
+    assert any(n.kept and n.text.startswith("round 2 failed its audit") for n in seat.notices)
 
 
 async def test_a_connected_seat_left_out_of_a_shuffle_names_the_dealer() -> None:
