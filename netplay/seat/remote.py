@@ -191,7 +191,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 log.info("connection trouble: %s", exc)
             if self.closed or self._match_done():
                 break
-            self.emit(Notice("connection lost; reconnecting…", "warning"))
+            self.emit(Notice("connection lost; reconnecting…", "warning", state=True))
             lost_at = time.monotonic()
             if not await self._reconnect(delay):
                 break
@@ -212,7 +212,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             await asyncio.sleep(delay)
             try:
                 await self._connect()
-                self.emit(Notice("reconnected"))
+                self.emit(Notice("reconnected", state=True))
                 return True
             except RelayRefused as exc:
                 missing = missing + 1 if exc.code == "no_such_room" else 0
@@ -241,9 +241,10 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 self._rejoin = False
                 await self._send_join()
         elif isinstance(msg, HostAway):
-            self.emit(Notice("the host is away; waiting for it to come back", "warning"))
+            self.emit(Notice("the host is away; waiting for it to come back", "warning",
+                             state=True))
         elif isinstance(msg, HostBack):
-            self.emit(Notice("the host is back"))
+            self.emit(Notice("the host is back", state=True))
             await self._send_join()
         elif isinstance(msg, Refused):
             self.emit(Notice(f"relay: {msg.message}", "error"))

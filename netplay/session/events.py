@@ -98,11 +98,14 @@ class SeatsChanged:
 @dataclass(frozen=True)
 class Notice:
     """A message for the player: `level` is info, chat, warning or error; a `kept` one (a failed
-    check) is never dropped from a full queue (its sender bounds how many there are)."""
+    check) is never dropped from a full queue (its sender bounds how many there are); a `state`
+    one (the host or the connection away, or back) is kept as the latest, like a seat change:
+    screens follow those to know whether a move can count."""
 
     text: str
     level: str = "info"
     kept: bool = False
+    state: bool = False
 
 
 Event = (MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | SeatsChanged | Notice
@@ -128,14 +131,18 @@ class GameSession:
     _notes_queued: int = 0
     _notes_dropped: int = 0  # notices dropped since the queue was last full
     _seats_dropped: SeatsChanged | None = None  # the latest seat change dropped
+    _state_dropped: Notice | None = None  # the latest `state` notice dropped
 
     def emit(self, event: Event) -> None:
         """Queue an event for the screen (past MAX_QUEUED_NOTES waiting, a notice is dropped and
-        counted, a seat change kept only as the latest)."""
+        counted, a seat change or a `state` notice kept only as the latest)."""
         if isinstance(event, Note) and not (isinstance(event, Notice) and event.kept):
             if self._notes_queued >= MAX_QUEUED_NOTES:
                 if isinstance(event, SeatsChanged):
                     self._seats_dropped = event
+                elif event.state:  # "the host is back" must not be lost after "is away"
+                    self._notes_dropped += self._state_dropped is not None
+                    self._state_dropped = event
                 else:
                     self._notes_dropped += 1
                 return
@@ -152,11 +159,15 @@ class GameSession:
             yield event
 
     def _emit_dropped(self) -> None:
-        """Say how many notices were dropped, and queue the latest dropped seat change."""
+        """Say how many notices were dropped, and queue the latest dropped `state` notice and
+        seat change."""
         if self._notes_dropped:
             dropped, self._notes_dropped = self._notes_dropped, 0
             self.emit(Notice(f"{dropped} more messages came than the screen could show;"
                              " they were left out", "warning"))
+        if self._state_dropped is not None:
+            state, self._state_dropped = self._state_dropped, None
+            self.emit(state)
         if self._seats_dropped is not None:
             seats, self._seats_dropped = self._seats_dropped, None
             self.emit(seats)

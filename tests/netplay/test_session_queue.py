@@ -101,3 +101,66 @@ async def test_a_host_flooding_chat_cannot_bury_a_failed_check() -> None:
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+def connection_state(events: list[object]) -> str:
+    """What a screen that reads the notices in order (tui/screens/game.py `halted`,
+    tui/commands/join.py) last heard of the host: "" once it is back."""
+    halted = ""
+    for event in events:
+        if not isinstance(event, Notice):
+            continue
+        if event.level == "warning" and ("host is away" in event.text
+                                         or "connection lost" in event.text):
+            halted = event.text
+        elif event.text in ("the host is back", "reconnected"):
+            halted = ""
+    return halted
+
+
+async def test_a_full_queue_still_tells_the_screen_the_host_is_back() -> None:
+    """A host fills a seat's queue to one short of the bound with chat (the seat sits in the
+    lobby, or at a round's summary, where nobody drains it), then leaves the relay and comes
+    back at once: "the host is away" is queued, "the host is back" would be dropped, and the
+    screen would say the host is away, and refuse moves, for good."""
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+
+    async def reopen(_old: RelayConnection) -> RelayConnection:
+        return await RelayConnection.open_room(relay.url, room=conn.room,
+                                               host_secret=conn.host_secret)
+
+    serving = asyncio.create_task(host.serve(conn, reopen))
+    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
+    try:
+        await seat.start()
+        await seat.wait_seated()
+        await asyncio.sleep(0.5)  # the lobby's own notices and seat changes
+        lines = MAX_QUEUED_NOTES - 1 - seat._notes_queued
+        for i in range(lines):
+            await host._broadcast("chat", seat=None, name="host", text=f"line {i}")
+        async with asyncio.timeout(30):
+            while seat.chat_count < lines:
+                await asyncio.sleep(0.02)
+        assert seat._notes_queued == MAX_QUEUED_NOTES - 1
+        await conn.close()  # the host leaves the relay and reopens its room
+        async with asyncio.timeout(30):
+            while host.relay is conn or host.relay.closed:
+                await asyncio.sleep(0.02)
+        await host._broadcast("chat", seat=None, name="host", text="back")
+        async with asyncio.timeout(30):
+            while seat.chat_count <= lines:
+                await asyncio.sleep(0.02)
+        events: list[object] = []
+        stream = seat.events()
+        while not seat.queue.empty():
+            events.append(await anext(stream))
+        texts = [e.text for e in events if isinstance(e, Notice)]
+        assert any("host is away" in t for t in texts), texts[-5:]
+        assert connection_state(events) == "", texts[-5:]
+    finally:
+        await seat.close()
+        serving.cancel()
+        await host.relay.close()
+        await relay.close()

@@ -376,11 +376,12 @@ async def test_no_your_turn_while_the_host_is_away() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await settle(pilot)
         assert screen.my_turn and screen.has_class("-your-turn")
-        app.session.emit(Notice("the host is away; waiting for it to come back", "warning"))
+        app.session.emit(Notice("the host is away; waiting for it to come back", "warning",
+                                state=True))
         await pilot.pause()
         await pilot.pause()
         assert not screen.my_turn and "host is away" in status(screen)
-        app.session.emit(Notice("the host is back"))
+        app.session.emit(Notice("the host is back", state=True))
         await pilot.pause()
         await pilot.pause()
         assert screen.my_turn

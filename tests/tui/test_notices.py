@@ -3,8 +3,16 @@ refusals or chat without end cannot bury the table in them), a failed check alwa
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession
 from netplay.session.events import Notice
+from netplay.table.host import Host, HostConfig
 from tests.tui.conftest import fresh_app, game_screen, log_text, settle
+from tui.commands.join import bot_main
 from tui.screens.game import TOASTS_AT_ONCE
 
 
@@ -25,3 +33,52 @@ async def test_a_flood_of_notices_is_logged_whole_but_pops_up_only_a_few() -> No
         assert shown[-1].message == "check failed: the dealer: a test"
         assert shown[-1].severity == "error"
         assert all(n.severity == "information" for n in shown[:-1]), "chat is no error"
+
+
+async def test_a_seat_named_like_a_notice_does_not_make_a_bot_seat_give_up() -> None:
+    """A player (not the host) names itself "the host is away" and chats: its line reads
+    "the host is away: ..." but is chat, not the connection's state; a `join --bot` seat must
+    not take it for the host gone and leave the table (tui/commands/join.py, --give-up)."""
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=3, seed=2), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    liar = RemoteSession(game="", url=relay.url, room=conn.room, name="the host is away")
+    victim = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
+    args = argparse.Namespace(bot="greedy", think=None, playouts=None, rematches=0,
+                              give_up=1.0)
+    try:
+        await liar.start()
+        await liar.wait_seated()
+        bot = asyncio.create_task(bot_main(victim, args))
+        async with asyncio.timeout(30):
+            while victim.my_seat is None:
+                await asyncio.sleep(0.02)
+        await liar.chat("waiting for it to come back")
+        async with asyncio.timeout(30):
+            while not any(line.startswith("the host is away: ") for line in victim.chat_log):
+                await asyncio.sleep(0.02)
+        await asyncio.sleep(3.0)  # three times the bot's patience
+        assert not bot.done(), "the bot seat gave up on a table that is here"
+        bot.cancel()
+    finally:
+        await liar.close()
+        await victim.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+async def test_a_host_refusal_saying_the_host_is_away_does_not_stop_the_player() -> None:
+    """The host's refusals are its own text ("the host refused: ..."): one that says "the host
+    is away" is no reason for the screen to refuse the player's moves."""
+    app = fresh_app("zodiak", 2, seed=3)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = game_screen(app)
+        screen.session.emit(Notice("the host refused: the host is away; waiting for it",
+                                   "warning"))
+        screen.session.emit(Notice("p1: the host is away; waiting", "chat"))
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.halted == ""

@@ -172,10 +172,10 @@ async def bot_main(session: RemoteSession, args: argparse.Namespace) -> int:
         line = "".join(ch for ch in event_line(event) if ch.isprintable())
         if line:
             print(line, flush=True)
-        if isinstance(event, Notice):
-            if event.text.startswith(("connection lost", "the host is away")):
+        if isinstance(event, Notice) and event.state:  # not a chat line that reads alike
+            if event.level == "warning":
                 lost_since[:] = lost_since or [time.monotonic()]
-            elif event.text in ("reconnected", "the host is back"):
+            else:
                 lost_since.clear()
 
     async def patience() -> None:

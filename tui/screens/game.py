@@ -287,12 +287,10 @@ class GameScreen(Screen[None]):
             self.seats = event.seats
         elif isinstance(event, Notice):
             self.write_log(event.text, note=True)
-            # While the host is out of reach nobody's move counts: do not invite one.
-            if event.level == "warning" and ("host is away" in event.text
-                                             or "connection lost" in event.text):
-                self.halted = event.text
-            elif event.text in ("the host is back", "reconnected"):
-                self.halted = ""
+            # While the host is out of reach nobody's move counts: do not invite one. Only the
+            # session's own `state` notices say so (a host's refusal or a chat line may read alike).
+            if event.state:
+                self.halted = event.text if event.level == "warning" else ""
             if event.level != "info" and self._may_toast(event):
                 self.notify(literal(event.text).plain, markup=False,
                             severity=TOAST_SEVERITY.get(event.level, "information"))
