@@ -25,6 +25,7 @@ from netplay.fair import (
     open_card,
     verify_message,
 )
+from netplay.fair.audit import MAX_EPOCHS
 from netplay.messages import (
     HOST_PAYLOADS,
     NONCE_PAYLOADS,
@@ -66,6 +67,7 @@ from netplay.seat.state import M, SeatState
 from netplay.session.events import Notice, RoundEnded
 
 MAX_FAILURES = 100  # failed checks a client keeps and shows; a host could fail them without end
+VERDICT_NAMES = 5  # failures a round's verdict names (the rest counted): it is shown whole
 
 
 class ClientChecks(SeatState):
@@ -457,6 +459,9 @@ class ClientChecks(SeatState):
         if first != len(have):
             raise FairnessError(DEALER, f"revealed seeds from shuffle {first} on, but this"
                                 f" client has {len(have)}")
+        if first + len(seeds) > MAX_EPOCHS:  # each message may go on from the last, without end
+            raise FairnessError(DEALER, f"revealed more seeds than a round may shuffle"
+                                f" ({MAX_EPOCHS})")
         have.extend(seeds)
 
     def _on_round_end(self, msg: RoundEnd) -> None:
@@ -480,7 +485,10 @@ class ClientChecks(SeatState):
         if self.chain is not None:
             self._digests[ledger.number] = self.chain.digest  # signed into our next reveal
         if failures:
-            verdict = f"round {ledger.number} failed its audit: " + "; ".join(map(str, failures))
+            more = len(failures) - VERDICT_NAMES
+            verdict = (f"round {ledger.number} failed its audit: "
+                       + "; ".join(map(str, failures[:VERDICT_NAMES]))
+                       + (f"; and {more} more" if more > 0 else ""))
             for text in dict.fromkeys(map(str, failures)):  # the audit's own too, as bounded
                 if text not in self.failures and len(self.failures) < MAX_FAILURES:
                     self.failures.append(text)

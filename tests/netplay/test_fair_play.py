@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -20,7 +21,8 @@ import msgpack
 from aiohttp import web
 
 from netplay.fair import CardOpening, DeckCommitment, Identity, new_secret
-from netplay.messages import Deal, Opening
+from netplay.fair.audit import MAX_EPOCHS
+from netplay.messages import MAX_SEEDS, Deal, Opening
 from netplay.protocol import ChainHead, envelope, inner, pack, unpack
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
@@ -353,6 +355,18 @@ class NoisyExcludingHost(ExcludingHost):
                 await super()._broadcast_locked("round_end", round=1)  # its fields missing
 
 
+class SeedingHost(Host):
+    """Once round 1 is over, before its `round_end`, reveals seeds without end: each `seeds`
+    message goes on from the last, MAX_SEEDS at a time, for shuffles the round never had."""
+
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        if t == "round_end" and fields["round"] == 1:
+            for start in range(0, 40 * MAX_SEEDS, MAX_SEEDS):
+                await super()._broadcast_locked("seeds", round=1, first=start,
+                                                seeds=[new_secret() for _ in range(MAX_SEEDS)])
+        await super()._broadcast_locked(t, **fields)
+
+
 async def expect_everyone_told(host_class: type[Host], text: str,
                                seats: range = range(4)) -> None:
     """Every listed seat is shown an error naming the dealer and saying `text`."""
@@ -390,6 +404,23 @@ async def test_a_cheat_after_many_failed_checks_still_fails_its_rounds_audit() -
     assert seat.verdicts[1].startswith("round 2 failed its audit: the dealer: left this seat"), \
         seat.verdicts
     assert any(n.kept and n.text.startswith("round 2 failed its audit") for n in seat.notices)
+
+
+async def test_seeds_for_shuffles_a_round_cannot_have_are_refused_not_kept() -> None:
+    """A round has at most MAX_EPOCHS shuffles: a host revealing seeds past those, message after
+    message, would grow every client's memory without bound, and its round's verdict (a notice
+    never dropped, kept in the result) with a failure for each; each client refuses them, and a
+    verdict names a few failures and counts the rest."""
+    async with table(SeedingHost, players=2) as t:
+        await t.until(lambda: all(s.verdicts for s in t.seats))
+    for seat in t.seats:
+        assert seat.told("revealed more seeds than a round may shuffle"), seat.notices[-3:]
+        had = [int(n) for note in seat.notices
+               for n in re.findall(r"this client has (\d+)", note.text)]
+        assert had and max(had) <= MAX_EPOCHS, had
+        assert seat.verdicts[0].startswith("round 1 failed its audit: the dealer: revealed more")
+        assert max(len(v) for v in seat.verdicts) < 2000, len(seat.verdicts[0])
+        assert max(len(n.text) for n in seat.notices) < 2000
 
 
 async def test_a_connected_seat_left_out_of_a_shuffle_names_the_dealer() -> None:
