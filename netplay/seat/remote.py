@@ -199,7 +199,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         await self._shutdown_connection()
         self.closed = True
         if self.gone is not None:
-            self.emit(Notice(self.gone, "error"))  # also wakes a reader waiting for events
+            # Kept: the screen has nothing else to say why (once: the session has ended).
+            self.emit(Notice(self.gone, "error", kept=True))  # also wakes a waiting reader
 
     def _match_done(self) -> bool:
         """Whether the match is over and this seat waits for no rematch."""
@@ -277,7 +278,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                         " (a trusted dealer, not mental poker): join with"
                         " --allow-trusted-dealer to play there anyway")
         self.closed = True
-        self.emit(Notice(self.refused, "error"))
+        self.emit(Notice(self.refused, "error", kept=True))
         self._welcome.set()
         return True
 
@@ -311,7 +312,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             self.refused = (f"the host's fingerprint is {host.fingerprint()}, not {self.expect}:"
                             " this is not the table you were told to expect")
             self.closed = True
-            self.emit(Notice(self.refused, "error"))
+            self.emit(Notice(self.refused, "error", kept=True))
             self._welcome.set()
             return
         if self.host_id is not None and host != self.host_id:

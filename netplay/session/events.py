@@ -98,7 +98,7 @@ class SeatsChanged:
 @dataclass(frozen=True)
 class Notice:
     """A message for the player: `level` is info, chat, warning or error; a `kept` one (a failed
-    check) is never dropped from a full queue (its sender bounds how many there are); a `state`
+    check, why the session ended) is never dropped from a full queue (its sender bounds how many there are); a `state`
     one (the host or the connection away, or back) is kept as the latest, like a seat change:
     screens follow those to know whether a move can count."""
 

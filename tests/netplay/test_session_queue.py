@@ -7,7 +7,8 @@ from __future__ import annotations
 import asyncio
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.server import RelayLimits, start_relay
+from netplay.seat import remote
 from netplay.seat.checks import MAX_FAILURES
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import (
@@ -163,4 +164,40 @@ async def test_a_full_queue_still_tells_the_screen_the_host_is_back() -> None:
         await seat.close()
         serving.cancel()
         await host.relay.close()
+        await relay.close()
+
+
+async def test_a_full_queue_still_says_why_the_session_ended(monkeypatch) -> None:
+    """A host fills a seat's queue with chat, then leaves for good: the session ends, and the
+    one notice saying why ("the room is gone ...") must reach the screen, not be counted among
+    the left-out chat (the game screen has nothing else to show it)."""
+    monkeypatch.setattr(remote, "ROOM_GONE_SECONDS", 0.0)  # three refusals in a row suffice
+    relay = await start_relay(limits=RelayLimits(host_grace_seconds=0.2))
+    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
+    try:
+        await seat.start()
+        await seat.wait_seated()
+        for i in range(MAX_QUEUED_NOTES):
+            await host._broadcast("chat", seat=None, name="host", text=f"line {i}")
+        async with asyncio.timeout(30):
+            while seat.chat_count < MAX_QUEUED_NOTES:
+                await asyncio.sleep(0.02)
+        serving.cancel()
+        await conn.close()  # the host leaves; the relay closes its room after the grace
+        async with asyncio.timeout(30):
+            while not seat.closed:
+                await asyncio.sleep(0.05)
+        assert seat.gone is not None and seat.gone.startswith("the room is gone")
+        events: list[object] = []
+        stream = seat.events()
+        while not seat.queue.empty():
+            events.append(await anext(stream))
+        texts = [e.text for e in events if isinstance(e, Notice)]
+        assert seat.gone in texts, texts[-3:]
+    finally:
+        await seat.close()
+        serving.cancel()
         await relay.close()
