@@ -98,9 +98,9 @@ class SeatsChanged:
 @dataclass(frozen=True)
 class Notice:
     """A message for the player: `level` is info, chat, warning or error; a `kept` one (a failed
-    check, why the session ended) is never dropped from a full queue (its sender bounds how many there are); a `state`
-    one (the host or the connection away, or back) is kept as the latest, like a seat change:
-    screens follow those to know whether a move can count."""
+    check, why the session ended) is never dropped from a full queue (its sender bounds how
+    many there are); a `state` one (the host or the connection away, or back) is kept as the
+    latest, like a seat change: screens follow those to know whether a move can count."""
 
     text: str
     level: str = "info"
