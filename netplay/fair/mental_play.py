@@ -299,10 +299,13 @@ class MentalPlay:
         if self.state is None:
             self._build_state()
         while True:
+            epoch = mental.epoch
             retried = self._retry_early()
             if self.state is not None and self.moves and self._apply_first():
                 continue
-            if not retried:
+            # A draw that began a reshuffle makes that epoch's shuffles kept early apply now:
+            # left waiting, a later shuffle would be applied before them (another step).
+            if not retried and mental.epoch == epoch:
                 break
         self._fill_held_hands()
 

@@ -175,3 +175,90 @@ def test_a_replayed_share_is_refused() -> None:
     with pytest.raises(FairnessError, match="twice") as caught:
         parties[1 - sender].receive(sender, shares)
     assert caught.value.blamed == sender
+
+
+class SlowReader:
+    """Parties with inboxes, the host (its bots' party) forwarding in the order it hears: each
+    party reads when the test says, so a party can move while messages to it are in flight."""
+
+    def __init__(self, parties: dict[int, MentalPlay]) -> None:
+        self.parties = parties
+        self.inbox: dict[int, list[tuple[int, dict[str, Any]]]] = {p: [] for p in parties}
+        self.held: set[int] = set()  # parties that read nothing for now
+
+    def sent(self, party: int) -> None:
+        """What `party` owes goes to the host, which checks it and forwards it to the rest."""
+        for msg in self.parties[party].drain():
+            if party != BOT_PARTY:
+                self.parties[BOT_PARTY].receive(party, msg)
+            for other in self.parties:
+                if other not in (party, BOT_PARTY):
+                    self.inbox[other].append((party, msg))
+        if party != BOT_PARTY:
+            self.sent(BOT_PARTY)
+
+    def read(self, party: int) -> bool:
+        """`party` reads one message; whether it had one."""
+        if party in self.held or not self.inbox[party]:
+            return False
+        play = self.parties[party]
+        play.receive(*self.inbox[party].pop(0))
+        if play.checks_due():
+            play.check()
+        self.sent(party)
+        return True
+
+    def settle(self) -> None:
+        while any(self.read(p) for p in self.parties):
+            pass
+
+
+def test_shuffles_heard_before_the_draw_that_begins_their_reshuffle_are_taken_in_order() -> None:
+    """FAIRNESS.md A8 "Reshuffle": the victim draws the stock's last card and, while its own
+    draw waits for a slow party's share, hears the next seat's draw and the first shuffle of
+    the reshuffle it begins. The share then comes and the second shuffle after it: the victim
+    (a person's seat, or the host for its bots) takes the two shuffles in their order and the
+    round ends the same for everyone (it once blamed the second for naming another step)."""
+    slow, first = 1, 0  # party 1 shuffles second, after party 0
+    reproduced = False
+    for _attempt in range(60):  # the deal is random: play until the victim's seat fits
+        parties = table_of("zodiak", 3, 4)
+        net = SlowReader(parties)
+        for party in (BOT_PARTY, 0, 1, 2):
+            net.sent(party)
+        net.settle()
+        host = parties[BOT_PARTY]
+        victim: int | None = None
+        while not host.state.round_over:
+            state = host.state
+            seat = state.turn
+            mover = host.seat_parties[seat]
+            play = parties[mover]
+            if play.moves or play.state.turn != seat:  # its view waits for the slow party
+                net.held.clear()
+                net.settle()
+                continue
+            view = play.state.view(seat)
+            # Play greedily until the pile can be reshuffled, then only draw: the stock runs out.
+            move = (make_bot("greedy", seat).choose(view) if len(state.pile) < 8
+                    else next(m for m in view.legal_moves() if str(m) == "draw"))
+            if (victim is None and str(move) == "draw" and len(state.stock) == 1
+                    and mover in (2, BOT_PARTY)):
+                victim = mover
+                net.held.add(slow)  # its share of the victim's card comes late
+            play.play(move)
+            net.sent(mover)
+            net.settle()
+            if slow in net.held and any(m.get("t") == "mp_shuffle" and sender == first
+                                        for sender, m in parties[victim].early):
+                reproduced = True  # the first shuffle waits at the victim, its draw too
+                net.held.clear()  # the share comes now, and the second shuffle after it
+                net.settle()
+            if victim is not None and not net.held and len(host.mental.decks) >= 2:
+                break
+        if reproduced:
+            break
+    assert reproduced, "no deal let the victim draw the stock's last card"
+    net.settle()
+    for play in parties.values():
+        assert len(play.mental.decks) >= 2 and play.mental.decks[1].steps_done == 4
