@@ -5,6 +5,7 @@ played face up, and the host's key for its bots opens no person's card whatever 
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -262,3 +263,36 @@ def test_shuffles_heard_before_the_draw_that_begins_their_reshuffle_are_taken_in
     net.settle()
     for play in parties.values():
         assert len(play.mental.decks) >= 2 and play.mental.decks[1].steps_done == 4
+
+
+@pytest.mark.parametrize(("game", "people", "players"), [("zodiak", 3, 4), ("hekata", 3, 4)])
+def test_rounds_with_messages_in_flight_end_the_same_for_every_party(
+        game: str, people: int, players: int) -> None:
+    """Each party reads its messages, and moves, at random moments (the host's bots included),
+    so parties act while messages to them are still in flight: nobody is blamed and every
+    party ends each round as the others do (this harness first found the race above)."""
+    rng = random.Random(5)
+    for _round in range(6):
+        parties = table_of(game, people, players)
+        net = SlowReader(parties)
+        for party in parties:
+            net.sent(party)
+        bots: dict[int, Any] = {}
+        while True:
+            movers = [p for p, play in parties.items() if play.state is not None
+                      and not play.state.round_over and not play.moves
+                      and play.seat_parties[play.state.turn] == p]
+            readers = [p for p in parties if net.inbox[p]]
+            if not movers and not readers:
+                break
+            party = rng.choice(movers + readers)
+            if party in readers and (party not in movers or rng.random() < 0.5):
+                net.read(party)
+                continue
+            play = parties[party]
+            seat = play.state.turn
+            bot = bots.setdefault(seat, make_bot("greedy", seat))
+            play.play(bot.choose(play.state.view(seat)))
+            net.sent(party)
+        assert len({outcome(play) for play in parties.values()}) == 1
+        assert next(iter(parties.values())).state.round_over
