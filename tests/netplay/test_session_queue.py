@@ -5,6 +5,8 @@ seat changes kept as the latest, and every other event kept in order."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import RelayLimits, start_relay
@@ -20,6 +22,42 @@ from netplay.session.events import (
     SeatsChanged,
 )
 from netplay.table.host import Host, HostConfig
+
+
+@asynccontextmanager
+async def lying_host(limits: RelayLimits | None = None,
+                     reopen: bool = False) -> AsyncIterator[tuple[Host, RemoteSession]]:
+    """A real relay and host with one seat taken; the test makes the host lie. With `reopen`,
+    a host that loses the relay opens its room again."""
+    relay = await start_relay(limits=limits) if limits else await start_relay()
+    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+
+    async def again(_old: RelayConnection) -> RelayConnection:
+        return await RelayConnection.open_room(relay.url, room=conn.room,
+                                               host_secret=conn.host_secret)
+
+    serving = asyncio.create_task(host.serve(conn, again) if reopen else host.serve(conn))
+    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
+    try:
+        await seat.start()
+        await seat.wait_seated()
+        yield host, seat
+    finally:
+        await seat.close()
+        serving.cancel()
+        if host.relay is not None:
+            await host.relay.close()
+        await relay.close()
+
+
+async def queued_events(seat: RemoteSession) -> list[object]:
+    """Every event waiting in the seat's queue, read as a screen reads them."""
+    events: list[object] = []
+    stream = seat.events()
+    while not seat.queue.empty():
+        events.append(await anext(stream))
+    return events
 
 
 def seats(name: str) -> SeatsChanged:
@@ -74,14 +112,7 @@ async def test_a_host_flooding_chat_cannot_bury_a_failed_check() -> None:
     events nobody reads with chat, then signs 150 messages that break the protocol: the client
     keeps and queues the first MAX_FAILURES failed checks whatever the chat did, and counts the
     rest."""
-    relay = await start_relay()
-    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
-    try:
-        await seat.start()
-        await seat.wait_seated()
+    async with lying_host() as (host, seat):
         for i in range(3 * MAX_QUEUED_NOTES):
             await host._broadcast("chat", seat=None, name="host", text=f"line {i}")
         bad = MAX_FAILURES + 50
@@ -97,11 +128,6 @@ async def test_a_host_flooding_chat_cannot_bury_a_failed_check() -> None:
         assert len(failed) == MAX_FAILURES and all(e.kept for e in failed)
         assert "breaks the protocol" in failed[0].text
         assert len(queued) <= MAX_QUEUED_NOTES + MAX_FAILURES + 20
-    finally:
-        await seat.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
 
 
 def connection_state(events: list[object]) -> str:
@@ -109,13 +135,8 @@ def connection_state(events: list[object]) -> str:
     tui/commands/join.py) last heard of the host: "" once it is back."""
     halted = ""
     for event in events:
-        if not isinstance(event, Notice):
-            continue
-        if event.level == "warning" and ("host is away" in event.text
-                                         or "connection lost" in event.text):
-            halted = event.text
-        elif event.text in ("the host is back", "reconnected"):
-            halted = ""
+        if isinstance(event, Notice) and event.state:
+            halted = event.text if event.level == "warning" else ""
     return halted
 
 
@@ -124,19 +145,7 @@ async def test_a_full_queue_still_tells_the_screen_the_host_is_back() -> None:
     lobby, or at a round's summary, where nobody drains it), then leaves the relay and comes
     back at once: "the host is away" is queued, "the host is back" would be dropped, and the
     screen would say the host is away, and refuse moves, for good."""
-    relay = await start_relay()
-    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
-    conn = await RelayConnection.open_room(relay.url)
-
-    async def reopen(_old: RelayConnection) -> RelayConnection:
-        return await RelayConnection.open_room(relay.url, room=conn.room,
-                                               host_secret=conn.host_secret)
-
-    serving = asyncio.create_task(host.serve(conn, reopen))
-    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
-    try:
-        await seat.start()
-        await seat.wait_seated()
+    async with lying_host(reopen=True) as (host, seat):
         await asyncio.sleep(0.5)  # the lobby's own notices and seat changes
         lines = MAX_QUEUED_NOTES - 1 - seat._notes_queued
         for i in range(lines):
@@ -145,26 +154,20 @@ async def test_a_full_queue_still_tells_the_screen_the_host_is_back() -> None:
             while seat.chat_count < lines:
                 await asyncio.sleep(0.02)
         assert seat._notes_queued == MAX_QUEUED_NOTES - 1
-        await conn.close()  # the host leaves the relay and reopens its room
+        first = host.relay
+        assert first is not None
+        await first.close()  # the host leaves the relay and reopens its room
         async with asyncio.timeout(30):
-            while host.relay is conn or host.relay.closed:
+            while host.relay is first or host.relay is None or host.relay.closed:
                 await asyncio.sleep(0.02)
         await host._broadcast("chat", seat=None, name="host", text="back")
         async with asyncio.timeout(30):
             while seat.chat_count <= lines:
                 await asyncio.sleep(0.02)
-        events: list[object] = []
-        stream = seat.events()
-        while not seat.queue.empty():
-            events.append(await anext(stream))
+        events = await queued_events(seat)
         texts = [e.text for e in events if isinstance(e, Notice)]
         assert any("host is away" in t for t in texts), texts[-5:]
         assert connection_state(events) == "", texts[-5:]
-    finally:
-        await seat.close()
-        serving.cancel()
-        await host.relay.close()
-        await relay.close()
 
 
 async def test_a_full_queue_still_says_why_the_session_ended(monkeypatch) -> None:
@@ -172,32 +175,17 @@ async def test_a_full_queue_still_says_why_the_session_ended(monkeypatch) -> Non
     one notice saying why ("the room is gone ...") must reach the screen, not be counted among
     the left-out chat (the game screen has nothing else to show it)."""
     monkeypatch.setattr(remote, "ROOM_GONE_SECONDS", 0.0)  # three refusals in a row suffice
-    relay = await start_relay(limits=RelayLimits(host_grace_seconds=0.2))
-    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="victim")
-    try:
-        await seat.start()
-        await seat.wait_seated()
+    async with lying_host(limits=RelayLimits(host_grace_seconds=0.2)) as (host, seat):
         for i in range(MAX_QUEUED_NOTES):
             await host._broadcast("chat", seat=None, name="host", text=f"line {i}")
         async with asyncio.timeout(30):
             while seat.chat_count < MAX_QUEUED_NOTES:
                 await asyncio.sleep(0.02)
-        serving.cancel()
-        await conn.close()  # the host leaves; the relay closes its room after the grace
+        assert host.relay is not None
+        await host.relay.close()  # the host leaves; the relay closes its room after the grace
         async with asyncio.timeout(30):
             while not seat.closed:
                 await asyncio.sleep(0.05)
         assert seat.gone is not None and seat.gone.startswith("the room is gone")
-        events: list[object] = []
-        stream = seat.events()
-        while not seat.queue.empty():
-            events.append(await anext(stream))
-        texts = [e.text for e in events if isinstance(e, Notice)]
+        texts = [e.text for e in await queued_events(seat) if isinstance(e, Notice)]
         assert seat.gone in texts, texts[-3:]
-    finally:
-        await seat.close()
-        serving.cancel()
-        await relay.close()
