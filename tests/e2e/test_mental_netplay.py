@@ -95,9 +95,11 @@ def test_a_seat_killed_mid_round_voids_the_deal_and_the_others_finish(processes:
 
 def p3_quits_mid_round(procs: Procs) -> tuple[subprocess.Popen, int, list[subprocess.Popen]]:
     """Four people at a Hekata table dealt by mental poker; p3's `join --bot` is stopped with
-    SIGINT a few moves in, and hands its round key over. The host, its port, the seats."""
+    SIGINT a few moves in, and hands its round key over. The host, its port, the seats. Rows of
+    at most 3 cards: one trick of 11,200 once won the whole match before p3 could come back."""
     host, port = mental_host(procs, "--game", "hekata", "--players", "4", "--seed", "2",
-                             "--speed", "0.05", "--away-timeout", "600")
+                             "--speed", "0.05", "--away-timeout", "600",
+                             "--house", "max-row=3,target=3000")
     seats = start_bots(procs, [f"127.0.0.1:{port}"], count=4)
     procs.wait_for_log("host", r"move 3:", timeout=120)
     os.killpg(seats[3].pid, signal.SIGINT)
