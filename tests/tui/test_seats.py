@@ -140,6 +140,8 @@ async def test_the_lobby_shows_round_ones_deck_being_shuffled_and_then_ready() -
             await pilot.press("f2")
             await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
             assert me.first_deck_line() == "", "the line is the lobby's only"
+            await wait_until(pilot, lambda: app.screen.view is not None, "the first deal")
+            await pilot.pause(0.3)  # leave once the game screen is whole (its header's title)
     finally:
         friend_plays.cancel()
         await close_table(relay, conn, serving, me, friend)
@@ -176,6 +178,9 @@ async def test_a_host_flooding_the_lobby_with_chat_keeps_the_client_bounded() ->
             await wait_until(pilot, lambda: any("left out" in line.text
                                                 for line in screen.log_widget.lines),
                              "the count of notices left out", limit=60)
+            # Leave only once the game screen is whole: its header's title is set after mount.
+            await wait_until(pilot, lambda: screen.view is not None, "the first deal", limit=60)
+            await pilot.pause(0.3)
     finally:
         friend_plays.cancel()
         await close_table(relay, conn, serving, me, friend)

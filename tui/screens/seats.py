@@ -49,7 +49,7 @@ class SeatsScreen(Screen[None]):
     DEFAULT_CSS = """
     SeatsScreen #seats-title { padding: 1 2 0 2; text-style: bold; }
     SeatsScreen #seats-help { padding: 0 2; color: $text-muted; }
-    SeatsScreen #seats { height: auto; max-height: 8; margin: 0 2; }
+    SeatsScreen #seats { height: auto; max-height: 8; margin: 1 2 0 2; }
     SeatsScreen #chat-box { height: 1fr; min-height: 3; margin: 0 2; border: round $primary; }
     SeatsScreen #chat { height: 1fr; }
     SeatsScreen #say { margin: 0 2; }
