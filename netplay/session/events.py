@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from engine.hekata import HekataMove
 from engine.match import Round
@@ -107,6 +107,11 @@ class Notice:
     kept: bool = False
     state: bool = False
 
+    @property
+    def out_of_reach(self) -> bool:
+        """Whether this `state` notice says the host is out of reach (its others: back)."""
+        return self.state and self.level == "warning"
+
 
 Event = (MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | SeatsChanged | Notice
          | RematchOffered)
@@ -117,6 +122,11 @@ MAX_QUEUED_NOTES = 1000
 without end while nobody drains the queue (the lobby screen does not), so more are dropped."""
 
 Note = Notice | SeatsChanged
+
+
+def _droppable(event: Event) -> TypeGuard[Note]:
+    """Whether a full queue may drop `event` (or keep only its latest): a note not kept."""
+    return isinstance(event, Note) and not (isinstance(event, Notice) and event.kept)
 
 
 @dataclass
@@ -136,7 +146,7 @@ class GameSession:
     def emit(self, event: Event) -> None:
         """Queue an event for the screen (past MAX_QUEUED_NOTES waiting, a notice is dropped and
         counted, a seat change or a `state` notice kept only as the latest)."""
-        if isinstance(event, Note) and not (isinstance(event, Notice) and event.kept):
+        if _droppable(event):
             if self._notes_queued >= MAX_QUEUED_NOTES:
                 if isinstance(event, SeatsChanged):
                     self._seats_dropped = event
@@ -153,7 +163,7 @@ class GameSession:
         """Every event, in order, until the session closes."""
         while not (self.closed and self.queue.empty()):
             event = await self.queue.get()
-            if isinstance(event, Note) and not (isinstance(event, Notice) and event.kept):
+            if _droppable(event):
                 self._notes_queued -= 1
                 self._emit_dropped()
             yield event

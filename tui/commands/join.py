@@ -173,7 +173,7 @@ async def bot_main(session: RemoteSession, args: argparse.Namespace) -> int:
         if line:
             print(line, flush=True)
         if isinstance(event, Notice) and event.state:  # not a chat line that reads alike
-            if event.level == "warning":
+            if event.out_of_reach:
                 lost_since[:] = lost_since or [time.monotonic()]
             else:
                 lost_since.clear()

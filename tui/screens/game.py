@@ -290,7 +290,7 @@ class GameScreen(Screen[None]):
             # While the host is out of reach nobody's move counts: do not invite one. Only the
             # session's own `state` notices say so (a host's refusal or a chat line may read alike).
             if event.state:
-                self.halted = event.text if event.level == "warning" else ""
+                self.halted = event.text if event.out_of_reach else ""
             if event.level != "info" and self._may_toast(event):
                 self.notify(literal(event.text).plain, markup=False,
                             severity=TOAST_SEVERITY.get(event.level, "information"))
