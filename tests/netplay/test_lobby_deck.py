@@ -404,3 +404,38 @@ async def test_a_lobby_deck_named_again_or_past_the_bound_is_refused_and_blamed(
         for task in tasks:
             task.cancel()
         await close_lobby(people, conn, serving, relay)
+
+
+async def test_a_client_says_whom_the_lobbys_deck_waits_for_then_that_it_is_ready() -> None:
+    """The lobby screen's line (netplay/seat/first_deck.py `first_deck_line`): nothing while a
+    seat is empty, then the party the deck waits for by seat and name, and "shuffled and
+    checked" once every shuffle came and its proofs held on this client."""
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=5, bot_delay=0.0,
+                           mental=True, require_ready=True, lobby_pause=0.1),
+                on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="me")
+    stall = LobbyStall(game="", url=relay.url, room=conn.room, name="slow")
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="quick")
+    try:
+        await me.start()
+        await me.wait_seated()
+        assert me.first_deck_line() == ""
+        await stall.start()
+        await stall.wait_seated()
+        waiting = "Round 1's deck: being shuffled, waiting for seat 1 (slow)."
+        await until(lambda: me.first_deck_line() == waiting, "the wait named")
+        await stall.close()  # the slow one leaves; another sits down: a new deck
+        await friend.start()
+        await friend.wait_seated()
+        ready = "Round 1's deck: shuffled and checked, ready to deal."
+        await until(lambda: me.first_deck_line() == ready == friend.first_deck_line(),
+                    "the deck ready")
+    finally:
+        for person in (me, stall, friend):
+            await person.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
