@@ -19,6 +19,8 @@ from asyncssh.auth import _server_auth_handlers, _ServerPublicKeyAuth
 from netplay.ssh.guard import (
     DescriptorWarning,
     LoginThrottle,
+    PacedReads,
+    ReadBudget,
     SessionCounter,
     log_failure,
     log_success,
@@ -62,11 +64,17 @@ class DoorLimits:
     max_startups: int = 100
     startups_per_address: int = 10
     channels_per_connection: int = 10
+    # Bytes a second. A person types, clicks and resizes in a few KiB a second, and four
+    # seconds' worth may come at once (a key exchange, a paste); the door parses the worst
+    # bytes (SSH_MSG_IGNORE before the key exchange) at about 1 us each, so all addresses
+    # together cost the process at most about a quarter of a core.
+    read_per_address: int = 32 * 1024
+    read_total: int = 256 * 1024
 
     def __post_init__(self) -> None:
         for name in ("sessions_per_address", "total_sessions", "idle_timeout", "login_timeout",
                      "max_auth_tries", "max_startups", "startups_per_address",
-                     "channels_per_connection"):
+                     "channels_per_connection", "read_per_address", "read_total"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"DoorLimits.{name} must be positive, not {getattr(self, name)}")
 
@@ -110,6 +118,7 @@ class SSHDoor:
         self.sessions = sessions or SessionCounter(limits.total_sessions,
                                                    limits.sessions_per_address)
         self.throttle = throttle or LoginThrottle()
+        self.reads = ReadBudget(limits.read_per_address, limits.read_total)
         self._startups: Counter[str] = Counter()
         self._refused_since_log = 0
         self._refusal_logged = -REFUSAL_LOG_INTERVAL
@@ -323,6 +332,11 @@ class _DoorServer(asyncssh.SSHServer):
             asyncio.get_running_loop().call_soon(conn.abort)
             return
         self._logging_in = True
+        # asyncssh reads its socket itself and has no hook to pace that: its transport gets a
+        # protocol that stands between them (netplay/ssh/guard.py), before the first byte.
+        transport = conn._transport
+        if transport is not None:
+            transport.set_protocol(PacedReads(conn, transport, self._door.reads, self._address))
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._no_terminal_timer is not None:

@@ -1,5 +1,6 @@
 """What the doors (SSH and browser) share against hostile visitors: login throttling, session
-counting, the terminal size cap, and a quiet warning when descriptors run out."""
+counting, the terminal size cap, and a quiet warning when descriptors run out; and the SSH
+door's read budget."""
 
 from __future__ import annotations
 
@@ -152,6 +153,141 @@ class SessionCounter:
             self._by_address[address] -= 1
             if self._by_address[address] <= 0:
                 del self._by_address[address]
+
+
+@dataclass
+class _Bucket:
+    """Bytes a second with a burst; taking more than it holds leaves a debt to wait out."""
+
+    rate: float
+    burst: float
+    tokens: float
+    at: float
+
+    def debt_after(self, now: float) -> float:
+        """Refill up to `now`; return how many seconds its debt takes to repay (0: none)."""
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        return max(0.0, -self.tokens / self.rate)
+
+
+class ReadBudget:
+    """How many bytes a second the SSH door reads from one address, and from all together.
+
+    The door, the relay and every table of `cardtui serve` share one event loop, and every
+    byte an SSH connection sends costs it a parse, before any login (packets before the key
+    exchange are in the clear, and SSH_MSG_IGNORE is allowed there): a connection over budget
+    is not read until its address's and the door's budgets have refilled (`PacedReads`).
+    """
+
+    def __init__(self, per_address: float, total: float, burst_seconds: float = 4.0) -> None:
+        self.per_address = per_address
+        self.burst_seconds = burst_seconds
+        now = time.monotonic()
+        self._total = _Bucket(total, total * burst_seconds, total * burst_seconds, now)
+        self._addresses: dict[str, tuple[_Bucket, int]] = {}  # address: its bucket, its readers
+
+    def join(self, address: str) -> None:
+        """Count a connection from address in (its address's bucket lives while one does)."""
+        burst = self.per_address * self.burst_seconds
+        bucket, readers = self._addresses.get(
+            address, (_Bucket(self.per_address, burst, burst, time.monotonic()), 0))
+        self._addresses[address] = bucket, readers + 1
+
+    def leave(self, address: str) -> None:
+        """Count a connection from address out again."""
+        bucket, readers = self._addresses.get(address, (None, 0))
+        if bucket is None or readers <= 1:
+            self._addresses.pop(address, None)
+        else:
+            self._addresses[address] = bucket, readers - 1
+
+    def wait(self, address: str) -> float:
+        """Seconds before address may be read again (0: now)."""
+        now = time.monotonic()
+        entry = self._addresses.get(address)
+        mine = entry[0].debt_after(now) if entry is not None else 0.0
+        return max(mine, self._total.debt_after(now))
+
+    def take(self, address: str, size: int) -> None:
+        """Charge size bytes read from address."""
+        self._total.tokens -= size
+        entry = self._addresses.get(address)
+        if entry is not None:
+            entry[0].tokens -= size
+
+
+# What a paced connection is given at once: the SSH library parses a connection's whole
+# buffer in one call, copying what is left after each packet, so a large read of tiny
+# packets would cost it time quadratic in the read's size.
+FEED_CHUNK = 4 * 1024
+
+
+class PacedReads(asyncio.Protocol):
+    """Stands between a transport and its protocol, passing the bytes read on only as fast as
+    a `ReadBudget` allows, in chunks, and pausing the transport while it holds any back."""
+
+    def __init__(self, inner: asyncio.Protocol, transport: asyncio.Transport,
+                 budget: ReadBudget, address: str) -> None:
+        self._inner, self._transport = inner, transport
+        self._budget, self._address = budget, address
+        self._held = bytearray()
+        self._eof = False
+        self._next: asyncio.TimerHandle | asyncio.Handle | None = None
+        budget.join(address)
+
+    def data_received(self, data: bytes) -> None:
+        if self._next is None and len(data) <= FEED_CHUNK and not self._budget.wait(
+                self._address):
+            self._pass_on(data)
+            return
+        self._held += data
+        if self._next is None:
+            self._transport.pause_reading()
+            self._feed()
+
+    def _pass_on(self, data: bytes) -> None:
+        self._budget.take(self._address, len(data))
+        self._inner.data_received(data)
+
+    def _feed(self) -> None:
+        """Pass on the next chunk held back once the budget allows; read again when none is."""
+        loop = asyncio.get_running_loop()
+        self._next = None
+        if not self._held:
+            if not self._eof:
+                self._transport.resume_reading()
+            elif not self._inner.eof_received():
+                self._transport.close()
+            return
+        wait = self._budget.wait(self._address)
+        if wait > 0:
+            self._next = loop.call_later(wait, self._feed)
+            return
+        chunk = bytes(self._held[:FEED_CHUNK])
+        del self._held[:FEED_CHUNK]
+        self._pass_on(chunk)
+        self._next = loop.call_soon(self._feed)  # others' callbacks run between two chunks
+
+    def eof_received(self) -> bool | None:
+        if self._next is None:
+            return self._inner.eof_received()
+        self._eof = True  # passed on after what is held
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._next is not None:
+            self._next.cancel()
+            self._next = None
+        self._held.clear()
+        self._budget.leave(self._address)
+        self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
 
 
 class DescriptorWarning:

