@@ -242,8 +242,8 @@ class PacedReads(asyncio.Protocol):
             self._pass_on(data)
             return
         self._held += data
+        self._transport.pause_reading()  # again if the protocol resumed it meanwhile
         if self._next is None:
-            self._transport.pause_reading()
             self._feed()
 
     def _pass_on(self, data: bytes) -> None:
