@@ -26,7 +26,15 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 
 from netplay.protocol import clean_name
-from netplay.ssh.guard import LoginThrottle, SessionCounter, capped_size, log_failure, log_success
+from netplay.ssh.guard import (
+    LoginThrottle,
+    PacedReads,
+    ReadBudget,
+    SessionCounter,
+    capped_size,
+    log_failure,
+    log_success,
+)
 
 log = logging.getLogger("cardtui.door")
 
@@ -40,6 +48,11 @@ STATIC_FILES = {
     "images/background.png": "image/png",
 }
 MAX_MESSAGE_BYTES = 64 * 1024
+# Bytes a second read from a terminal WebSocket, per address and from all (as the SSH door's,
+# netplay/ssh/guard.py ReadBudget): a keystroke or a click is a message of a few dozen bytes,
+# and each costs the server's one event loop about 3 us a byte in the worst case (pings).
+READ_PER_ADDRESS = 16 * 1024
+READ_TOTAL = 64 * 1024
 REALM = "cardtui"
 _TEXTUAL_SERVE_SETS = ("TEXTUAL_DRIVER", "TEXTUAL_FPS", "TEXTUAL_COLOR_SYSTEM", "TERM_PROGRAM",
                        "TERM_PROGRAM_VERSION")
@@ -93,7 +106,8 @@ class WebDoor:
 
     def __init__(self, command: Callable[[str], Sequence[str]], environment: dict[str, str],
                  sessions: SessionCounter, throttle: LoginThrottle, password: str | None,
-                 origins: Sequence[str], idle_timeout: float = 30 * 60) -> None:
+                 origins: Sequence[str], idle_timeout: float = 30 * 60,
+                 reads: ReadBudget | None = None) -> None:
         self.command = command
         self.environment = environment
         self.sessions = sessions
@@ -101,6 +115,7 @@ class WebDoor:
         self.password = password
         self.origins = {origin.rstrip("/").lower() for origin in origins}
         self.idle_timeout = idle_timeout
+        self.reads = reads or ReadBudget(READ_PER_ADDRESS, READ_TOTAL)
         self._downloads = DownloadManager()
 
     def app(self) -> web.Application:
@@ -151,6 +166,10 @@ class WebDoor:
         width, height = capped_size(_number(request.query.get("width")),
                                     _number(request.query.get("height")))
         socket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
+        transport = request.transport
+        if isinstance(transport, asyncio.Transport):  # the socket's frames come paced
+            transport.set_protocol(PacedReads(request.protocol, transport, self.reads,
+                                              request.remote or ""))
         await socket.prepare(request)
         program = _SessionProgram(
             self.environment, shlex.join(self.command(name)), write_bytes=socket.send_bytes,

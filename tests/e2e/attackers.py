@@ -6,6 +6,7 @@
     python -m tests.e2e.attackers squat URL ROOM --from 127.0.0.2
     python -m tests.e2e.attackers flood URL --from 127.0.0.2 --conns 200 --rate 100
     python -m tests.e2e.attackers sshflood HOST PORT --from 127.0.0.2 --conns 10
+    python -m tests.e2e.attackers webflood URL --from 127.0.0.2 --conns 4
 
 Each runs until its bound (attempts or --seconds) and prints what it got as `key value` lines,
 so a test can read them from its log. Every socket is bound to a loopback source address.
@@ -282,6 +283,49 @@ async def sshflood(args: argparse.Namespace) -> None:
     report("sent", sent)
 
 
+async def webflood(args: argparse.Namespace) -> None:
+    """`conns` terminal WebSockets of a browser door (`cardtui serve --web-port`), each sending
+    the page's `ping` as fast as the door reads it and reading every answer, connecting again
+    whenever it is dropped, for `seconds`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.seconds
+    sent = refused_conns = connected = 0
+
+    async def one(session: aiohttp.ClientSession) -> None:
+        nonlocal sent, refused_conns, connected
+        while loop.time() < deadline:
+            try:
+                ws = await session.ws_connect(args.url)
+            except (aiohttp.ClientError, OSError):
+                refused_conns += 1
+                await asyncio.sleep(0.5)
+                continue
+            connected += 1
+            reader = asyncio.create_task(read_all(ws))
+            try:
+                while loop.time() < deadline and not ws.closed:
+                    await ws.send_str('["ping", "x"]')
+                    sent += 1
+            except (aiohttp.ClientError, ConnectionError, RuntimeError):
+                pass
+            reader.cancel()
+            await ws.close()
+            connected -= 1
+
+    async def progress() -> None:
+        while True:
+            before = sent
+            await asyncio.sleep(5.0)
+            report("sending", f"{(sent - before) / 5.0:.0f} messages/s on {connected} of"
+                   f" {args.conns} ({refused_conns} refused)")
+
+    async with session_from(args.address) as session:
+        told = asyncio.create_task(progress())
+        await asyncio.gather(*(one(session) for _ in range(args.conns)))
+        told.cancel()
+    report("sent", sent)
+
+
 async def read_all(ws: aiohttp.ClientWebSocketResponse) -> None:
     """Read and forget everything, like a client that keeps up."""
     async for _ in ws:
@@ -292,7 +336,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     """The attack and its bounds."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     kinds = parser.add_subparsers(dest="kind", required=True)
-    for name in ("rooms", "slowloris", "squat", "flood", "sshflood"):
+    for name in ("rooms", "slowloris", "squat", "flood", "sshflood", "webflood"):
         sub = kinds.add_parser(name)
         if name in ("slowloris", "sshflood"):
             sub.add_argument("host")
@@ -315,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one attack to its bound."""
     args = parse(sys.argv[1:] if argv is None else argv)
     attack: dict[str, Any] = {"rooms": rooms, "slowloris": slowloris, "squat": squat,
-                              "flood": flood, "sshflood": sshflood}
+                              "flood": flood, "sshflood": sshflood, "webflood": webflood}
     asyncio.run(attack[args.kind](args))
     report("done", args.kind)
     return 0
