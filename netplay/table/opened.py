@@ -9,6 +9,7 @@ rate, and tables opened and still open.
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable
@@ -95,12 +96,17 @@ class ConnectionCap:
 
     Requests are limited by OpenedGuard; this bounds the connections that never send one, so
     that silent connections cannot use up the process's descriptors. Connections past the cap
-    are closed as soon as they are accepted.
+    are closed as soon as they are accepted. With TLS, a connection is counted before its
+    handshake, which must end within `handshake_seconds`: a silent TLS client holds a slot as
+    a silent plain one does, rather than going on uncounted until it says hello.
     """
 
-    def __init__(self, per_address: int = 32, total: int = 512) -> None:
+    def __init__(self, per_address: int = 32, total: int = 512,
+                 tls: ssl.SSLContext | None = None, handshake_seconds: float = 10.0) -> None:
         self.per_address = per_address
         self.total = total
+        self.tls = tls
+        self.handshake_seconds = handshake_seconds
         self.refused = 0
         self._open: Counter[str] = Counter()
 
@@ -136,27 +142,71 @@ class _CountedProtocol(asyncio.Protocol):
         self._cap = cap
         self._inner: asyncio.Protocol | None = None
         self._address = ""
+        self._counted = False
+        self._handshake: asyncio.Task[None] | None = None
+        # The TLS layer hands on what came with the client's last handshake message at once,
+        # before start_tls returns and the real protocol exists: it waits here until then.
+        self._early: list[bytes] = []
+        self._early_eof = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        raw = cast(asyncio.Transport, transport)  # a listener's transports are streams
         peer = transport.get_extra_info("peername")
         self._address = str(peer[0]) if peer else ""
         if not self._cap.take(self._address):
-            cast(asyncio.Transport, transport).abort()  # a listener's transports are streams
+            raw.abort()
             return
-        self._inner = self._factory()
-        self._inner.connection_made(transport)
+        self._counted = True
+        if self._cap.tls is None:
+            self._start(raw)
+            return
+        raw.pause_reading()  # start_tls reads the client's hello, not data_received
+        self._handshake = asyncio.get_running_loop().create_task(
+            self._secure(raw, self._cap.tls))
+
+    async def _secure(self, raw: asyncio.Transport, tls: ssl.SSLContext) -> None:
+        try:
+            secured = await asyncio.get_running_loop().start_tls(
+                raw, self, tls, server_side=True,
+                ssl_handshake_timeout=self._cap.handshake_seconds)
+        except (OSError, ssl.SSLError, ConnectionError, TimeoutError, RuntimeError):
+            secured = None
+        if secured is None or not self._counted:
+            raw.abort()
+            self._release()  # the TLS layer never tells a protocol it never connected
+            return
+        self._start(secured)
+
+    def _start(self, transport: asyncio.Transport) -> None:
+        self._inner = inner = self._factory()
+        inner.connection_made(transport)
+        for data in self._early:
+            inner.data_received(data)
+        self._early.clear()
+        if self._early_eof and not inner.eof_received():
+            transport.close()
+
+    def _release(self) -> None:
+        if self._counted:
+            self._counted = False
+            self._cap.give_back(self._address)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._release()
         if self._inner is not None:
-            self._cap.give_back(self._address)
             self._inner.connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
         if self._inner is not None:
             self._inner.data_received(data)
+        elif self._counted:
+            self._early.append(data)
 
     def eof_received(self) -> bool | None:
-        return self._inner.eof_received() if self._inner is not None else None
+        if self._inner is None:
+            self._early_eof = True
+            return True  # keep the connection open until the real protocol has its say
+        return self._inner.eof_received()
 
     def pause_writing(self) -> None:
         if self._inner is not None:

@@ -203,7 +203,7 @@ def test_host_and_serve_tell_others_the_lan_address(capsys: pytest.CaptureFixtur
     hint = host_command.announce(args, "ab" * 8, 7777)
     assert hint == f"cardtui join {host_and_port(lan_address(), 7777)}"
     serve_args = argparse.Namespace(bind="0.0.0.0", api_bind="0.0.0.0", authorized_keys=None,
-                                    password=None)
+                                    password=None, tls_cert=None)
     serve_command.announce(serve_args, "SHA256:x", 2222, 7777, 7778, 8080)
     out = capsys.readouterr().out
     assert f"ssh -p 2222 {lan_address()}" in out and "127.0.1.1" not in out

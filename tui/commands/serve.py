@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 # Every SSH session's launcher imports this module (see `launch`), so what only the server
 # needs (asyncio, platformdirs, aiohttp, ...) is imported inside the functions that use it.
 if TYPE_CHECKING:
+    import ssl
+
     from aiohttp import web
 
 HELP = (
@@ -46,8 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the SSH host key, made on first start (default: in the user data"
                              " directory)")
     parser.add_argument("--web-port", type=int, metavar="PORT",
-                        help="also serve the lobby to web browsers on this port (plain HTTP:"
-                             " put it behind a TLS proxy before using --password with it)")
+                        help="also serve the lobby to web browsers on this port (plain HTTP"
+                             " unless --tls-cert: use TLS before using --password with it)")
+    parser.add_argument("--tls-cert", metavar="PEM",
+                        help="serve the browser door over HTTPS and the --api-bind listener"
+                             " over wss:// with this certificate (chain)")
+    parser.add_argument("--tls-key", metavar="PEM", help="the private key of --tls-cert")
     parser.add_argument("--web-origin", action="append", default=[], metavar="URL",
                         help="an origin the browser door's page is served from, such as"
                              " https://cards.example.org (repeatable; default: this machine's"
@@ -105,6 +111,11 @@ def check(args: argparse.Namespace) -> str | None:
         return f"--authorized-keys {args.authorized_keys}: no such file"
     if args.password == "":
         return "--password must not be empty"
+    if bool(args.tls_cert) != bool(args.tls_key):
+        return "--tls-cert and --tls-key go together"
+    if args.tls_cert and args.web_port is None and not args.api_bind:
+        return ("--tls-cert is for the listeners strangers reach over HTTP: give --web-port or"
+                " --api-bind with it")
     if args.web_port is not None and args.authorized_keys is not None:
         return ("--web-port cannot be used with --authorized-keys: a browser cannot prove an SSH"
                 " key, so the browser door could not apply the same rule")
@@ -126,8 +137,20 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("cardtui.tables").setLevel(logging.INFO)  # tables opening and closing
     logging.getLogger("cardtui.door").setLevel(logging.INFO)  # every login, failed or not
     raise_descriptor_limit()
+    tls = None
+    if args.tls_cert:
+        import ssl
+
+        from netplay.relay.server import tls_context
+
+        try:
+            tls = tls_context(args.tls_cert, args.tls_key)
+        except (OSError, ssl.SSLError) as exc:
+            print(f"cardtui serve: cannot use {args.tls_cert} and {args.tls_key} for TLS:"
+                  f" {exc.strerror or exc}", file=sys.stderr)
+            return 2
     try:
-        return asyncio.run(serve(args))
+        return asyncio.run(serve(args, tls))
     except (OSError, ValueError) as exc:
         print(f"cardtui serve: {exc}", file=sys.stderr)
         return 1
@@ -215,8 +238,9 @@ def launch(argv: list[str]) -> int:
     return 1
 
 
-async def serve(args: argparse.Namespace) -> int:
-    """Start the relay with its tables, the SSH door and the web front, then wait for a signal."""
+async def serve(args: argparse.Namespace, tls: ssl.SSLContext | None = None) -> int:
+    """Start the relay with its tables, the SSH door and the web front, then wait for a signal;
+    `tls` secures the listeners strangers reach over HTTP (the API's, the browser door's)."""
     from netplay.relay.server import RelayLimits, make_relay_app
     from netplay.ssh.door import DoorLimits, ForkServer, SessionInfo, SSHDoor
     from netplay.ssh.guard import LoginThrottle, SessionCounter
@@ -244,7 +268,7 @@ async def serve(args: argparse.Namespace) -> int:
         port = await listen(runner, "127.0.0.1", 0 if args.api_bind else args.port)
         api_port = None
         if args.api_bind:
-            api_port = await listen(runner, args.api_bind, args.port, capped=True)
+            api_port = await listen(runner, args.api_bind, args.port, capped=True, tls=tls)
             opened.ports.add(api_port)
         server = f"http://127.0.0.1:{port}"
         tables.relay_url = f"ws://127.0.0.1:{port}/ws"
@@ -272,7 +296,8 @@ async def serve(args: argparse.Namespace) -> int:
             from netplay.machine import host_and_port, reachable_address
             from tui.webdoor import WebDoor
 
-            origins = args.web_origin or [f"http://{host_and_port(host, args.web_port)}" for host
+            scheme = "https" if tls else "http"
+            origins = args.web_origin or [f"{scheme}://{host_and_port(host, args.web_port)}" for host
                                           in (reachable_address(args.bind), "127.0.0.1",
                                               "localhost")]
             def web_command(name: str) -> list[str]:
@@ -284,7 +309,7 @@ async def serve(args: argparse.Namespace) -> int:
                                sessions, throttle, args.password, origins,
                                idle_timeout=limits.idle_timeout)
             web_port = await listen(await start_runner(web_door.app(), runners), args.bind,
-                                    args.web_port, capped=True)
+                                    args.web_port, capped=True, tls=tls)
         announce(args, door.fingerprint, ssh_port, port, api_port, web_port)
         await until_signalled()
     print("cardtui serve stopped.", flush=True)
@@ -341,11 +366,13 @@ async def start_runner(app: web.Application, runners: list[web.AppRunner]) -> we
     return runner
 
 
-async def listen(runner: web.AppRunner, bind: str, port: int, capped: bool = False) -> int:
+async def listen(runner: web.AppRunner, bind: str, port: int, capped: bool = False,
+                 tls: ssl.SSLContext | None = None) -> int:
     """Serve runner's application on bind:port as well; return the bound port.
 
     capped: count connections per address and in total (netplay.table.opened.ConnectionCap),
-    for listeners that strangers reach.
+    for listeners that strangers reach; `tls` (which implies the cap) serves HTTPS, each
+    handshake counted before it begins.
     """
     import asyncio
 
@@ -361,8 +388,8 @@ async def listen(runner: web.AppRunner, bind: str, port: int, capped: bool = Fal
             factory = self._runner.server
             assert factory is not None
             server = await asyncio.get_running_loop().create_server(
-                ConnectionCap().wrap(factory) if capped else factory, self._host, self._port,
-                backlog=self._backlog)
+                ConnectionCap(tls=tls).wrap(factory) if capped or tls else factory,
+                self._host, self._port, backlog=self._backlog)
             self._server = server
             self.bound_port = server.sockets[0].getsockname()[1]
 
@@ -401,8 +428,10 @@ def announce(args: argparse.Namespace, fingerprint: str, ssh_port: int, port: in
     print(f"players connect with:  ssh -p {ssh_port} {address}   ({who_may_enter(args)})")
     if api_port is not None:
         api = host_and_port(reachable_address(args.api_bind), api_port)
-        print(f"hosts with their own dealer:  cardtui host --relay ws://{api}"
+        print(f"hosts with their own dealer:  cardtui host --relay {'wss' if args.tls_cert else 'ws'}://{api}"
               "   (open to other machines, with per-address limits)")
     if web_port is not None:
-        print(f"in a browser:  http://{host_and_port(address, web_port)}/   ({who_may_enter(args)})")
+        scheme = "https" if args.tls_cert else "http"
+        print(f"in a browser:  {scheme}://{host_and_port(address, web_port)}/"
+              f"   ({who_may_enter(args)})")
     print("Stop with Ctrl-C.", flush=True)
