@@ -166,10 +166,14 @@ class WebDoor:
         width, height = capped_size(_number(request.query.get("width")),
                                     _number(request.query.get("height")))
         socket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
+        # The socket's frames come paced, through whatever already stands before aiohttp's
+        # protocol (the count of connections per address, TLS: table/opened.py).
         transport = request.transport
-        if isinstance(transport, asyncio.Transport):  # the socket's frames come paced
-            transport.set_protocol(PacedReads(request.protocol, transport, self.reads,
-                                              request.remote or ""))
+        if isinstance(transport, asyncio.Transport):
+            before = transport.get_protocol()
+            if isinstance(before, asyncio.Protocol):
+                transport.set_protocol(PacedReads(before, transport, self.reads,
+                                                  request.remote or ""))
         await socket.prepare(request)
         program = _SessionProgram(
             self.environment, shlex.join(self.command(name)), write_bytes=socket.send_bytes,
