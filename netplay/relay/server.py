@@ -224,13 +224,19 @@ class Relay:
                     return
             else:
                 msg = await ws.receive()
-            conn.received += 1
             if conn.reads is not None:
                 # The address's budget is shared by all its conns: past it, stop reading and
-                # let TCP hold the sender back, rather than spend the relay on a flood.
+                # let TCP hold the sender back, rather than spend the relay on a flood. A
+                # WebSocket ping counts too: it is answered here, not by aiohttp unread.
                 delay = conn.reads.wait(loop.time())
                 if delay > 0.0:
                     await asyncio.sleep(delay)
+            if msg.type is WSMsgType.PING:
+                await ws.pong(msg.data)
+                continue
+            if msg.type is WSMsgType.PONG:
+                continue
+            conn.received += 1
             if msg.type is WSMsgType.BINARY:
                 try:
                     await self.dispatch(conn, msg.data, loop.time())
@@ -581,7 +587,8 @@ async def websocket_handler(request: web.Request) -> web.StreamResponse:
     """Upgrade to a WebSocket and serve it until it closes."""
     relay = request.app[RELAY_KEY]
     limits = relay.limits
-    ws = web.WebSocketResponse(max_msg_size=limits.transport_max_bytes, compress=False)
+    ws = web.WebSocketResponse(max_msg_size=limits.transport_max_bytes, compress=False,
+                               autoping=False)  # pings are read on the budget (Relay.serve)
     transport = request.transport
     guarded = transport is not None and transport in relay.guard.open
     address = address_key(request.remote or "?")

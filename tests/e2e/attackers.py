@@ -7,6 +7,7 @@
     python -m tests.e2e.attackers flood URL --from 127.0.0.2 --conns 200 --rate 100
     python -m tests.e2e.attackers sshflood HOST PORT --from 127.0.0.2 --conns 10
     python -m tests.e2e.attackers webflood URL --from 127.0.0.2 --conns 4
+    python -m tests.e2e.attackers pingflood HOST PORT --from 127.0.0.2 --conns 10
 
 Each runs until its bound (attempts or --seconds) and prints what it got as `key value` lines,
 so a test can read them from its log. Every socket is bound to a loopback source address.
@@ -326,6 +327,74 @@ async def webflood(args: argparse.Namespace) -> None:
     report("sent", sent)
 
 
+def ws_frame(opcode: int, payload: bytes = b"") -> bytes:
+    """A client's WebSocket frame (final, masked with zeros, so the payload reads as it is)."""
+    assert len(payload) < 126
+    return bytes([0x80 | opcode, 0x80 | len(payload)]) + bytes(4) + payload
+
+
+async def pingflood(args: argparse.Namespace) -> None:
+    """`conns` WebSockets to a relay, each opening a room, then sending WebSocket PING frames
+    (which aiohttp answers by itself unless told not to) as fast as the relay reads them and
+    reading every answer, connecting again whenever dropped, for `seconds`."""
+    request = (f"GET /ws HTTP/1.1\r\nHost: {args.host}:{args.port}\r\nUpgrade: websocket\r\n"
+               "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+               "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+    hello = ws_frame(0x2, encode({"t": "open", "v": 1}))
+    block = ws_frame(0x9) * 8192
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + args.seconds
+    sent = refused_conns = connected = 0
+
+    async def discard(reader: asyncio.StreamReader) -> None:
+        while await reader.read(65536):
+            pass
+
+    async def one(address: str) -> None:
+        nonlocal sent, refused_conns, connected
+        while loop.time() < deadline:
+            try:
+                reader, writer = await asyncio.open_connection(args.host, args.port,
+                                                               local_addr=(address, 0))
+                writer.write(request)
+                answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            except (OSError, asyncio.IncompleteReadError, TimeoutError):
+                refused_conns += 1
+                await asyncio.sleep(0.5)
+                continue
+            if not answer.startswith(b"HTTP/1.1 101"):
+                refused_conns += 1
+                writer.close()
+                await asyncio.sleep(0.5)
+                continue
+            connected += 1
+            draining = asyncio.create_task(discard(reader))
+            try:
+                writer.write(hello)
+                while loop.time() < deadline and not draining.done():
+                    writer.write(block)
+                    await writer.drain()
+                    sent += 8192
+            except OSError:
+                pass
+            draining.cancel()
+            writer.close()
+            connected -= 1
+
+    async def progress() -> None:
+        while True:
+            before = sent
+            await asyncio.sleep(5.0)
+            report("sending", f"{(sent - before) / 5.0:.0f} pings/s on {connected} of"
+                   f" {args.conns} ({refused_conns} refused)")
+
+    told = asyncio.create_task(progress())
+    await asyncio.gather(*(one(address) for address in addresses(args.address)
+                           for _ in range(args.conns)))
+    told.cancel()
+    report("sent", sent)
+
+
 async def read_all(ws: aiohttp.ClientWebSocketResponse) -> None:
     """Read and forget everything, like a client that keeps up."""
     async for _ in ws:
@@ -336,9 +405,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
     """The attack and its bounds."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     kinds = parser.add_subparsers(dest="kind", required=True)
-    for name in ("rooms", "slowloris", "squat", "flood", "sshflood", "webflood"):
+    for name in ("rooms", "slowloris", "squat", "flood", "sshflood", "webflood", "pingflood"):
         sub = kinds.add_parser(name)
-        if name in ("slowloris", "sshflood"):
+        if name in ("slowloris", "sshflood", "pingflood"):
             sub.add_argument("host")
             sub.add_argument("port", type=int)
         else:
@@ -359,7 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run one attack to its bound."""
     args = parse(sys.argv[1:] if argv is None else argv)
     attack: dict[str, Any] = {"rooms": rooms, "slowloris": slowloris, "squat": squat,
-                              "flood": flood, "sshflood": sshflood, "webflood": webflood}
+                              "flood": flood, "sshflood": sshflood, "webflood": webflood,
+                              "pingflood": pingflood}
     asyncio.run(attack[args.kind](args))
     report("done", args.kind)
     return 0

@@ -188,6 +188,22 @@ def test_a_message_flood_from_one_address_does_not_stop_a_match(procs: Procs) ->
     assert re.search(r"connected ([1-9]|[1-5]\d|6[0-4]) of 200", procs.log("flood"))
 
 
+def test_a_flood_of_websocket_pings_from_one_address_does_not_stop_a_match(
+        procs: Procs) -> None:
+    """WebSocket PING frames, which aiohttp would answer before the relay saw a message, from
+    ten connections of 127.0.0.2 (each in a room of its own) as fast as the relay reads them
+    all through a match: they count against the address's read budget like any message."""
+    url = start_relay(procs)
+    port = url.rsplit(":", 1)[1]
+    flood = attack(procs, "pings", "pingflood", "127.0.0.1", port, "--from", "127.0.0.2",
+                   "--conns", "10", "--seconds", "600")
+    procs.wait_for_log("pings", r"sending \d+ pings/s on 10 of 10")
+    host, code = start_host(procs, url)
+    finish_and_compare(procs, host, start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS]))
+    assert flood.poll() is None  # it flooded all along
+    assert re.search(r"sending [1-9]\d* pings/s on 10 of 10", procs.log("pings"))
+
+
 def test_a_host_that_loses_its_relay_says_so(procs: Procs) -> None:
     """A relay killed in the middle of a match: the host says so in one line and keeps trying
     to reopen its room (tests/e2e/test_relay_restart.py has the relay come back); Ctrl-C
