@@ -21,6 +21,7 @@ import collections
 import contextlib
 import struct
 import sys
+from collections.abc import Coroutine
 from typing import Any
 
 import aiohttp
@@ -238,6 +239,33 @@ def ssh_packet(payload: bytes) -> bytes:
     return struct.pack(">IB", 1 + len(payload) + pad, pad) + payload + bytes(pad)
 
 
+class Tally:
+    """What a flood's connections have done so far: sent (in its unit), refused, connected."""
+
+    def __init__(self) -> None:
+        self.sent = self.refused = self.connected = 0
+
+
+async def flooding(tally: Tally, conns: int, unit: str, per_unit: int,
+                   workers: list[Coroutine[Any, Any, None]]) -> None:
+    """Run a flood's connections to their end, saying every 5 s how fast they send; then
+    report what they sent in all."""
+
+    async def progress() -> None:
+        while True:
+            before = tally.sent
+            await asyncio.sleep(5.0)
+            report("sending", f"{(tally.sent - before) / 5.0 / per_unit:.0f} {unit} on"
+                   f" {tally.connected} of {conns} ({tally.refused} refused)")
+
+    told = asyncio.create_task(progress())
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        told.cancel()
+    report("sent", tally.sent)
+
+
 async def sshflood(args: argparse.Namespace) -> None:
     """`conns` connections to an SSH server that never log in: each sends its version line,
     then SSH_MSG_IGNORE packets as fast as the server reads them (no key exchange: the
@@ -246,42 +274,32 @@ async def sshflood(args: argparse.Namespace) -> None:
     block = ssh_packet(b"\x02" + struct.pack(">I", 0)) * 4096
     loop = asyncio.get_running_loop()
     deadline = loop.time() + args.seconds
-    sent = refused_conns = connected = 0
+    tally = Tally()
 
     async def one(address: str) -> None:
-        nonlocal sent, refused_conns, connected
         while loop.time() < deadline:
             try:
                 _, writer = await asyncio.open_connection(args.host, args.port,
                                                           local_addr=(address, 0))
             except OSError:
-                refused_conns += 1
+                tally.refused += 1
                 await asyncio.sleep(0.5)
                 continue
-            connected += 1
+            tally.connected += 1
             try:
                 writer.write(b"SSH-2.0-OpenSSH_9.6\r\n")
                 while loop.time() < deadline:
                     writer.write(block)
                     await writer.drain()
-                    sent += len(block)
+                    tally.sent += len(block)
             except OSError:
                 pass
             writer.close()
-            connected -= 1
+            tally.connected -= 1
 
-    async def progress() -> None:
-        while True:
-            before = sent
-            await asyncio.sleep(5.0)
-            report("sending", f"{(sent - before) / 5.0 / 1024:.0f} KiB/s on {connected} of"
-                   f" {args.conns} ({refused_conns} refused)")
-
-    told = asyncio.create_task(progress())
-    await asyncio.gather(*(one(address) for address in addresses(args.address)
-                           for _ in range(args.conns)))
-    told.cancel()
-    report("sent", sent)
+    await flooding(tally, args.conns, "KiB/s", 1024,
+                   [one(address) for address in addresses(args.address)
+                    for _ in range(args.conns)])
 
 
 async def webflood(args: argparse.Namespace) -> None:
@@ -290,41 +308,31 @@ async def webflood(args: argparse.Namespace) -> None:
     whenever it is dropped, for `seconds`."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + args.seconds
-    sent = refused_conns = connected = 0
+    tally = Tally()
 
     async def one(session: aiohttp.ClientSession) -> None:
-        nonlocal sent, refused_conns, connected
         while loop.time() < deadline:
             try:
                 ws = await session.ws_connect(args.url)
             except (aiohttp.ClientError, OSError):
-                refused_conns += 1
+                tally.refused += 1
                 await asyncio.sleep(0.5)
                 continue
-            connected += 1
+            tally.connected += 1
             reader = asyncio.create_task(read_all(ws))
             try:
                 while loop.time() < deadline and not ws.closed:
                     await ws.send_str('["ping", "x"]')
-                    sent += 1
+                    tally.sent += 1
             except (aiohttp.ClientError, ConnectionError, RuntimeError):
                 pass
             reader.cancel()
             await ws.close()
-            connected -= 1
-
-    async def progress() -> None:
-        while True:
-            before = sent
-            await asyncio.sleep(5.0)
-            report("sending", f"{(sent - before) / 5.0:.0f} messages/s on {connected} of"
-                   f" {args.conns} ({refused_conns} refused)")
+            tally.connected -= 1
 
     async with session_from(args.address) as session:
-        told = asyncio.create_task(progress())
-        await asyncio.gather(*(one(session) for _ in range(args.conns)))
-        told.cancel()
-    report("sent", sent)
+        await flooding(tally, args.conns, "messages/s", 1,
+                       [one(session) for _ in range(args.conns)])
 
 
 def ws_frame(opcode: int, payload: bytes = b"") -> bytes:
@@ -344,14 +352,13 @@ async def pingflood(args: argparse.Namespace) -> None:
     block = ws_frame(0x9) * 8192
     loop = asyncio.get_running_loop()
     deadline = loop.time() + args.seconds
-    sent = refused_conns = connected = 0
+    tally = Tally()
 
     async def discard(reader: asyncio.StreamReader) -> None:
         while await reader.read(65536):
             pass
 
     async def one(address: str) -> None:
-        nonlocal sent, refused_conns, connected
         while loop.time() < deadline:
             try:
                 reader, writer = await asyncio.open_connection(args.host, args.port,
@@ -359,40 +366,31 @@ async def pingflood(args: argparse.Namespace) -> None:
                 writer.write(request)
                 answer = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
             except (OSError, asyncio.IncompleteReadError, TimeoutError):
-                refused_conns += 1
+                tally.refused += 1
                 await asyncio.sleep(0.5)
                 continue
             if not answer.startswith(b"HTTP/1.1 101"):
-                refused_conns += 1
+                tally.refused += 1
                 writer.close()
                 await asyncio.sleep(0.5)
                 continue
-            connected += 1
+            tally.connected += 1
             draining = asyncio.create_task(discard(reader))
             try:
                 writer.write(hello)
                 while loop.time() < deadline and not draining.done():
                     writer.write(block)
                     await writer.drain()
-                    sent += 8192
+                    tally.sent += 8192
             except OSError:
                 pass
             draining.cancel()
             writer.close()
-            connected -= 1
+            tally.connected -= 1
 
-    async def progress() -> None:
-        while True:
-            before = sent
-            await asyncio.sleep(5.0)
-            report("sending", f"{(sent - before) / 5.0:.0f} pings/s on {connected} of"
-                   f" {args.conns} ({refused_conns} refused)")
-
-    told = asyncio.create_task(progress())
-    await asyncio.gather(*(one(address) for address in addresses(args.address)
-                           for _ in range(args.conns)))
-    told.cancel()
-    report("sent", sent)
+    await flooding(tally, args.conns, "pings/s", 1,
+                   [one(address) for address in addresses(args.address)
+                    for _ in range(args.conns)])
 
 
 async def read_all(ws: aiohttp.ClientWebSocketResponse) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import asyncio
+    import ssl
 
 
 def add_player_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,3 +48,19 @@ def stop_on_signals() -> asyncio.Event:
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     return stop
+
+
+def server_tls(command: str, cert: str | None, key: str | None
+               ) -> tuple[ssl.SSLContext | None, str | None]:
+    """The server TLS context of --tls-cert and --tls-key (None without them), or why they
+    cannot be used."""
+    if not cert or not key:
+        return None, None
+    import ssl
+
+    from netplay.relay.server import tls_context
+
+    try:
+        return tls_context(cert, key), None
+    except (OSError, ssl.SSLError) as exc:
+        return None, f"cardtui {command}: cannot use {cert} and {key} for TLS: {exc.strerror or exc}"

@@ -68,11 +68,9 @@ def run(args: argparse.Namespace) -> int:
 
 async def _serve(args: argparse.Namespace) -> int:
     # Imported here so `cardtui --help` does not pay for aiohttp.
-    import ssl
-
     from netplay.relay.guard import throttle_logs
-    from netplay.relay.server import RelayLimits, start_relay, tls_context
-    from tui.commands.netargs import stop_on_signals
+    from netplay.relay.server import RelayLimits, start_relay
+    from tui.commands.netargs import server_tls, stop_on_signals
 
     limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room,
                          max_rooms_per_address=args.max_rooms_per_address,
@@ -82,14 +80,10 @@ async def _serve(args: argparse.Namespace) -> int:
                          host_grace_seconds=args.host_grace)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
     throttle_logs(limits.log_interval_seconds)
-    tls = None
-    if args.tls_cert:
-        try:
-            tls = tls_context(args.tls_cert, args.tls_key)
-        except (OSError, ssl.SSLError) as exc:
-            print(f"cardtui relay: cannot use {args.tls_cert} and {args.tls_key} for TLS:"
-                  f" {exc.strerror or exc}", file=sys.stderr)
-            return 2
+    tls, unusable = server_tls("relay", args.tls_cert, args.tls_key)
+    if unusable:
+        print(unusable, file=sys.stderr)
+        return 2
     try:
         relay = await start_relay(args.bind, args.port, limits, tls=tls)
     except OSError as exc:

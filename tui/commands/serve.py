@@ -137,18 +137,12 @@ def run(args: argparse.Namespace) -> int:
     logging.getLogger("cardtui.tables").setLevel(logging.INFO)  # tables opening and closing
     logging.getLogger("cardtui.door").setLevel(logging.INFO)  # every login, failed or not
     raise_descriptor_limit()
-    tls = None
-    if args.tls_cert:
-        import ssl
+    from tui.commands.netargs import server_tls
 
-        from netplay.relay.server import tls_context
-
-        try:
-            tls = tls_context(args.tls_cert, args.tls_key)
-        except (OSError, ssl.SSLError) as exc:
-            print(f"cardtui serve: cannot use {args.tls_cert} and {args.tls_key} for TLS:"
-                  f" {exc.strerror or exc}", file=sys.stderr)
-            return 2
+    tls, unusable = server_tls("serve", args.tls_cert, args.tls_key)
+    if unusable:
+        print(unusable, file=sys.stderr)
+        return 2
     try:
         return asyncio.run(serve(args, tls))
     except (OSError, ValueError) as exc:
