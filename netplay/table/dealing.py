@@ -34,7 +34,7 @@ from netplay.protocol import (
 )
 from netplay.table.inbound import read_payload
 from netplay.table.mental import MENTAL_KINDS
-from netplay.table.state import Epoch, TableState
+from netplay.table.state import Dropped, Epoch, TableState
 
 MAX_CHAIN = 2000  # chat stops here: every message of a round is kept and saved until it ends
 
@@ -128,7 +128,7 @@ class HostDealing(TableState):
             return
         head = self._seat_head(index, "move" if isinstance(body, Propose) else "nonce")
         if message.seq < head.seq:
-            return  # sent again after a reconnect; the first copy was accepted
+            raise Dropped  # sent again after a reconnect; the first copy was accepted
         if not head.follows(message):
             raise ProtocolError("stale", "that message does not follow your last accepted one")
         if isinstance(body, Propose):

@@ -31,7 +31,7 @@ from netplay.messages import (
     ProtocolError,
     as_map,
 )
-from netplay.table.state import TableState
+from netplay.table.state import Dropped, TableState
 
 
 class HostFirstDeck(TableState):
@@ -109,7 +109,7 @@ class HostFirstDeck(TableState):
                 raise ProtocolError("not_allowed", "this seat is no party of the lobby's deck")
             head = self._seat_head(index, f"deck{deck.epoch}")
             if message.seq < head.seq:
-                return  # sent again after a reconnect; the first copy was accepted
+                raise Dropped  # sent again after a reconnect; the first copy was accepted
             if not head.follows(message):
                 raise ProtocolError("stale", "that message does not follow your last accepted"
                                     " one")

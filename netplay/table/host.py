@@ -56,6 +56,7 @@ from netplay.protocol import (
     wire_numbers,
 )
 from netplay.relay.client import RelayClosed, RelayConnection
+from netplay.relay.guard import TokenBucket
 from netplay.relay.wire import format_room_code
 from netplay.session.local import round_summary
 from netplay.session.thinking import choose_off_loop
@@ -64,7 +65,7 @@ from netplay.table.first_deck import HostFirstDeck
 from netplay.table.inbound import read_body
 from netplay.table.lobby import HostLobby
 from netplay.table.mental import HostMental
-from netplay.table.state import ConnBudget, HostConfig, Seat
+from netplay.table.state import REFUSED_BURST, REFUSED_RATE, ConnBudget, Dropped, HostConfig, Seat
 from netplay.table.store import HostStore
 
 __all__ = ["Host", "HostConfig", "Seat"]
@@ -189,18 +190,46 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
             self.on_event(f"relay error: {msg.code}: {msg.message}")
 
     async def _on_frame(self, conn: int, body: bytes) -> None:
+        refusals: TokenBucket | None = None  # charged if this signed message is refused
         try:
             msg = read_body(body)  # the one place a seat's body is decoded (table/inbound.py)
-            if not isinstance(msg, SeatSays) and not self._budget(conn).requests.take(
-                    time.monotonic()):
+            now = time.monotonic()
+            index = self.seat_of(conn) if isinstance(msg, SeatSays) else None
+            if index is not None:
+                # A seated conn's signed messages are not rationed (an honest match sends many
+                # in a burst), its refused ones are, before any signature or proof is checked.
+                refusals = self._refusals(index)
+                if refusals.refill(now) < 1.0:
+                    refusals = None  # this refusal costs the host nothing: not charged
+                    raise ProtocolError("rate_limited", "too many refused signed messages;"
+                                        " slow down")
+            elif not self._budget(conn).requests.take(now):
                 raise ProtocolError("rate_limited", "too many requests; slow down")
             await self._handlers()[msg.t](conn, msg)
+        except Dropped:
+            self._charge(refusals)  # a copy of an accepted message: no answer, but not free
         except ProtocolError as exc:
+            self._charge(refusals)
             await self._refuse(conn, exc.code, exc.message)
         except IllegalMove as exc:
+            self._charge(refusals)
             await self._refuse(conn, "illegal", str(exc))
         except FairnessError as exc:
+            self._charge(refusals)
             await self._refuse(conn, "bad_frame", exc.reason)
+
+    def _refusals(self, seat: int) -> TokenBucket:
+        """The allowance of `seat`'s signed messages the host may still refuse or drop."""
+        bucket = self.refusals.get(seat)
+        if bucket is None:
+            bucket = self.refusals[seat] = TokenBucket(REFUSED_RATE, REFUSED_BURST)
+        return bucket
+
+    @staticmethod
+    def _charge(refusals: TokenBucket | None) -> None:
+        """Spend one of a seat's refusals (checked before the message was, so one is there)."""
+        if refusals is not None:
+            refusals.tokens = max(0.0, refusals.refill(time.monotonic()) - 1.0)
 
     def _handlers(self) -> dict[str, Callable[[int, Any], Awaitable[None]]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,

@@ -41,7 +41,7 @@ from netplay.messages import (
     as_map,
 )
 from netplay.protocol import wire_numbers
-from netplay.table.state import TableState
+from netplay.table.state import Dropped, TableState
 
 log = logging.getLogger("cardtui.host")
 
@@ -175,7 +175,7 @@ class HostMental(TableState):
         async with self._send_lock:  # a void waits for this message, or this for the void
             head = self._seat_head(index, "move")
             if message.seq < head.seq:
-                return  # sent again after a reconnect; the first copy was accepted
+                raise Dropped  # sent again after a reconnect; the first copy was accepted
             if not head.follows(message):
                 # Also a message that waited for the lock while the next round was dealt: it
                 # is of a chain that is over (its next round's key is not the new deal's own).

@@ -31,6 +31,15 @@ from netplay.session.events import SeatInfo
 # Resync answers from all conns together, in bodies a second: the game's own messages keep
 # the rest of what the relay lets the host send (its connection paces itself under that).
 RESYNC_RATE, RESYNC_BURST = 100.0, 2000.0
+# Signed messages of one seat that the host refused or dropped (docs/PROTOCOL.md G3,
+# "Budgets"): each costs a signature check and perhaps a share's proof per position, and a
+# refused one moves no chain on, so it could be sent again without end. A seat has this many
+# at once and one more a second; accepted ones cost nothing, so an honest match never waits.
+REFUSED_RATE, REFUSED_BURST = 1.0, 20.0
+
+
+class Dropped(Exception):
+    """A seat's signed message dropped without an answer: a copy of one already accepted."""
 
 
 @dataclass
@@ -160,6 +169,8 @@ class TableState(ABC):
     spectators: set[int] = field(default_factory=set)
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
+    # Per seat, not per conn: a seat that connects again would otherwise start afresh.
+    refusals: dict[int, TokenBucket] = field(default_factory=dict)
     lobbies: dict[int, int] = field(default_factory=dict)  # chain number: lobbies sent in it
     others_chat: dict[int, int] = field(default_factory=dict)  # chain: lines from non-seats
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,

@@ -20,6 +20,10 @@ The session modes are honest seats with one twist, built on netplay.seat.remote:
 - `bad-proof`: a seat at a table dealt by mental poker whose every shuffle is a true shuffle
   sent with a proof that fails (its response s1 changed, FAIRNESS.md A5): the next shuffler
   shuffles on top of it before anyone checks it (A8).
+- `refused-flood`: a greedy seat at a table dealt by mental poker that, besides playing, sends
+  the host signed messages it refuses as fast as the relay lets its conn send: copies of the
+  last message it signed and `mp_shares` of its own unplayed cards, next in its chain, whose
+  last proof fails (FAIRNESS.md A6). OUT gets how many it sent and what the host answered.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from engine.bots import make_bot
 from engine.tricks import parse_trick
 from netplay.fair import Identity, tagged_hash
 from netplay.fair.group import ORDER
+from netplay.fair.shares import make_share
 from netplay.protocol import pack as protocol_pack
 from netplay.protocol import unpack
 from netplay.seat.remote import RemoteSession
@@ -177,6 +182,59 @@ class BadProofSession(RemoteSession):
         super()._sign_mental(payload, chain)
 
 
+class RefusedFloodSession(RemoteSession):
+    """A seat that plays honestly and floods the host with signed messages it must refuse."""
+
+    last_signed: bytes | None = None
+    flood_sent: int = 0
+    answers: dict[str, int]
+
+    def _sign_mental(self, payload: bytes, chain: str = "move") -> None:
+        super()._sign_mental(payload, chain)
+        self.last_signed = self._out[-1]  # sent now; a copy of it from then on
+
+    def _on_error(self, msg: Any) -> None:
+        self.answers[msg.code] = self.answers.get(msg.code, 0) + 1
+        super()._on_error(msg)
+
+    def bad_shares(self) -> bytes | None:
+        """Shares of this seat's unplayed cards, next in its chain, the last proof failing."""
+        play, seat = self.mental, self.my_seat
+        if play is None or seat is None or play.mental.joint is None:
+            return None
+        rnd, epoch = play.mental, play.first_epoch
+        mine = [q for q, owner in enumerate(rnd.owners.get(epoch, ()))
+                if owner == seat and (epoch, q) not in rnd.public][:64]
+        if not mine:
+            return None
+        deck = rnd.decks[epoch]
+        blob = bytearray(b"".join(make_share(rnd.key, deck.ciphertext(q), deck.context, seat,
+                                             q).encode() for q in mine))
+        s = (int.from_bytes(blob[-32:], "little") + 1) % ORDER  # the last response, changed
+        blob[-32:] = s.to_bytes(32, "little")
+        payload = protocol_pack("mp_shares", round=play.round_no, epoch=epoch, positions=mine,
+                                shares=bytes(blob))
+        message = self._heads["move"].sign(self.identity.key, payload)  # the head stays put
+        return protocol_pack("s", c=self.chain_no, m=message.to_wire())
+
+    async def flood(self) -> None:
+        """From its first cards on, send a refused message whenever the relay's pace allows,
+        until the match ends."""
+        while self.bad_shares() is None:
+            await asyncio.sleep(0.05)
+        while self.result is None and not self.closed:
+            frames = [self.last_signed, self.bad_shares()]
+            frames = [f for f in frames if f is not None]
+            if not frames or self.phase != "live":
+                await asyncio.sleep(0.05)
+                continue
+            for frame in frames:
+                await self._send(frame)  # paced under the relay's rate, like every send
+                self.flood_sent += 1
+            if self.flood_sent % 500 < len(frames):
+                print(f"flood {self.flood_sent} sent, answers {self.answers}", flush=True)
+
+
 def lay_or_take(view: hekata.HekataDeal, seat: int) -> hekata.HekataMove:
     """Lay a card; once 29 or more lie on the table, take them all as one row if that is legal."""
     hand = [c for c in view.hands[seat] if c is not None]
@@ -208,6 +266,20 @@ async def play(session: RemoteSession, choose: Any) -> dict[str, Any] | None:
 
 async def main(mode: str, url: str, room: str, out: Path, arg: str | None) -> None:
     code = None if room == "-" else room
+    if mode == "refused-flood":
+        flooder = RefusedFloodSession(game="", url=url, room=code, name=mode,
+                                      result_path=out.with_suffix(".result.json"),
+                                      identity_path=out.with_suffix(".id"))
+        flooder.answers = {}
+        await flooder.start()
+        flooding = asyncio.create_task(flooder.flood())
+        bot = make_bot("greedy", 1)
+        await play(flooder, lambda view, seat: bot.choose(view))
+        flooding.cancel()
+        print(f"flood {flooder.flood_sent} sent, answers {flooder.answers}", flush=True)
+        out.write_text(json.dumps({"sent": flooder.flood_sent, "answers": flooder.answers}))
+        await flooder.close()
+        return
     if mode in ("pad-nonce", "lay-then-take", "bad-proof"):
         cls = {"pad-nonce": PaddedSession, "bad-proof": BadProofSession}.get(mode, RemoteSession)
         session = cls(game="", url=url, room=code, name=mode, result_path=out,

@@ -3,8 +3,10 @@ processes, and a hostile peer (tests/e2e/hostile_peer.py) in another, all on 127
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +170,39 @@ def test_a_player_who_never_moves_is_moved_for_by_the_turn_timer(procs: Procs) -
     assert log.count("ran out of time") >= 5
     assert json.loads((procs.tmp / "idle.json").read_text())["turn_seconds"] == 1
     assert host.poll() is None and seats[0].poll() is None and idle.poll() is None
+
+
+@pytest.mark.timeout(300)
+def test_a_seat_flooding_refused_signed_messages_does_not_hold_up_the_table(
+        procs: Procs) -> None:
+    """PROTOCOL.md G3, "Budgets": at a table dealt by mental poker (`cardtui host`'s default)
+    a seated peer (tests/e2e/hostile_peer.py `refused-flood`) plays, and sends as fast as the
+    relay lets it copies of its last signed message and shares of its own cards whose last
+    proof fails; past the seat's 20 refusals the host refuses them `rate_limited` before any
+    signature or proof is checked, and the two `join --bot` seats finish the match with the
+    host's result, every round verified."""
+    # Its own messages are refused too once its refusals are spent, so its deals are voided
+    # (it owes a share past the away time, or a move past the turn timer): its seat is then
+    # the host's bot's for the round. A short match: its length is not under test.
+    host, port = direct_host(procs, "--game", "zodiak", "--players", "3", "--seed", "4",
+                             "--speed", "0", "--away-timeout", "2", "--turn-seconds", "1",
+                             "--house", "target=10")
+    start_peer(procs, "flooder", "refused-flood", f"ws://127.0.0.1:{port}/ws", "-",
+               str(procs.tmp / "flooder.json"))
+    procs.wait_for_log("host", r"seat 0 \(refused-flood\) joined")
+    seats = start_bots(procs, [f"127.0.0.1:{port}"], 2)
+    wait_all([host, *seats], timeout=200)
+    assert host.returncode == 0
+    assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result(procs))
+    flood = [line for line in procs.log("flooder").splitlines() if line.startswith("flood ")]
+    assert flood, procs.log("flooder")[-2000:]
+    sent = int(flood[-1].split()[1])
+    assert sent >= 200, flood[-1]
+    # The host answers a conn's first 20 refusals: the copies (dropped, unanswered) and the
+    # bad shares (`bad_frame`) spend the seat's 20 refusals, and the rest is `rate_limited`.
+    answers = ast.literal_eval(flood[-1].split("answers ", 1)[1])
+    assert answers.get("bad_frame", 0) >= 1 and answers.get("rate_limited", 0) >= 5, answers
+    assert "connection lost" not in procs.log("flooder")  # the relay never struck it off
+    # Its own messages were refused among the rest: its seat went to the host's bot.
+    assert re.search(r"voided .* the host's bots play seat 0 \(refused-flood\)",
+                     procs.log("host"))
