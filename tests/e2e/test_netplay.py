@@ -190,6 +190,7 @@ def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) 
     assert "giving up" in procs.log("seat")
 
 
+@pytest.mark.usefixtures("mdns_alone")  # no flood of another test in its list
 def test_cardtui_host_is_listed_on_the_lan(procs: Procs) -> None:
     """`cardtui host` announces its table over mDNS (here on loopback: bound there)."""
     import asyncio

@@ -470,6 +470,7 @@ def test_a_garbled_settings_file_gives_defaults(tmp_path: Path) -> None:
 # -- the start screen leads everywhere ----------------------------------------------------------
 
 
+@pytest.mark.usefixtures("mdns_alone")  # no flood of another test in its list
 async def test_join_lists_lan_tables_and_enter_joins_one() -> None:
     from netplay.relay.lan import LanAnnouncement
     from tui.screens.netstart import JoinScreen

@@ -139,7 +139,9 @@ class JoinScreen(Screen[list[str] | None]):
 
     async def on_mount(self) -> None:
         table = self.query_one("#lan-tables", DataTable)
-        table.add_columns("Host", "Game", "Seats", "Address")
+        # Fixed widths: however long what a stranger announces, the address stays in view at 80x24.
+        for label, width in (("Host", 20), ("Game", 10), ("Seats", 5), ("Address", 21)):
+            table.add_column(label, width=width)
         self.browser = LanBrowser(self._tables_changed, self.interfaces)
         try:
             await self.browser.start()
@@ -154,23 +156,36 @@ class JoinScreen(Screen[list[str] | None]):
             await self.browser.close()
 
     def _tables_changed(self) -> None:
-        # The browser's callback: redraw after the message being handled (call_later's "was it
-        # queued" answer is of no use to the browser, which expects nothing back).
+        # The browser's callback, at most 4 times a second however busy the LAN: redraw after
+        # the message being handled (call_later's "was it queued" answer is of no use to the
+        # browser, which expects nothing back).
         self.call_later(self.show_tables)
 
     def show_tables(self) -> None:
-        """Redraw the list of announced tables."""
+        """Redraw the list of announced tables, keeping the cursor on the table it was on."""
         if self.browser is None:
             return
         table = self.query_one("#lan-tables", DataTable)
+        chosen, row = None, table.cursor_row
+        if table.row_count and table.is_valid_row_index(row):
+            chosen = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         table.clear()
-        for key, lan in sorted(self.browser.tables.items()):
-            table.add_row(Text(lan.host or "?"), Text(lan.game.capitalize()), str(lan.players),
-                          lan.target, key=key)
-        count = len(self.browser.tables)
-        self.query_one("#lan-status", Static).update(
-            f"{count} table{'s' if count != 1 else ''} found; still looking…" if count
-            else "Looking for tables…")
+        keys = list(self.browser.tables)  # in the order heard: the first heard stay when full
+        for key in keys:
+            lan = self.browser.tables[key]
+            table.add_row(Text(lan.host or "?"), Text(lan.game.capitalize() or "?"),
+                          str(lan.players or "?"), lan.target, key=key)
+        if chosen in self.browser.tables:  # else it was withdrawn: the cursor stays where it was
+            row = keys.index(chosen)
+        if keys:
+            table.move_cursor(row=min(row, len(keys) - 1), animate=False, scroll=True)
+        count, more = len(self.browser.tables), len(self.browser.unlisted)
+        tables = f"{count} table{'s' if count != 1 else ''}"
+        status = f"{tables} found; still looking…" if count else "Looking for tables…"
+        if more:  # a crowded LAN: say so, or a person would not know theirs may be left out
+            plus = "+" if self.browser.unlisted_overflow else ""
+            status = f"{tables} shown and {more}{plus} more not shown; still looking…"
+        self.query_one("#lan-status", Static).update(status)
 
     def _join(self, target: str) -> None:
         args = ["join", target]
