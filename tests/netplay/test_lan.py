@@ -79,6 +79,7 @@ async def test_a_flood_stays_within_the_bounds_and_the_table_heard_first_stays()
         changed.set()
 
     browser = LanBrowser(on_change, interfaces=LOOPBACK)
+    started = asyncio.get_running_loop().time()
     await browser.start()
     honest = await LanAnnouncement.start(17958, "127.0.0.1", "zodiak", 3, "Hana",
                                          interfaces=LOOPBACK)
@@ -97,7 +98,6 @@ async def test_a_flood_stays_within_the_bounds_and_the_table_heard_first_stays()
     try:
         await until(lambda: listed(17958), changed)
         tasks_before = len(asyncio.all_tasks())
-        started = asyncio.get_running_loop().time()
         process = flood("--ghosts", "200", "--tables", str(FIRST_TABLES), "--churn")
         # Full, more left out than counted, as many requests as allowed, some names dropped,
         # and churned: tables first announced after the flood began were listed in freed places.
@@ -115,9 +115,9 @@ async def test_a_flood_stays_within_the_bounds_and_the_table_heard_first_stays()
         assert peak["tables"] <= MAX_TABLES and peak["unlisted"] <= MAX_UNLISTED
         assert peak["waiting"] <= MAX_WAITING
         assert peak["tasks"] <= tasks_before + MAX_RESOLVING  # nothing else runs per name
-        # Thousands of changes, at most one call per CHANGE_INTERVAL (the clock only ever makes
-        # this looser on a loaded machine: fewer calls, never more).
-        assert changes <= elapsed / CHANGE_INTERVAL + 2
+        # Many changes, at most one call per CHANGE_INTERVAL since the browser started
+        # (a loaded machine only makes fewer calls, never more).
+        assert changes <= elapsed / CHANGE_INTERVAL + 1
     finally:
         if process is not None:
             stop(process)
