@@ -9,7 +9,9 @@ letting them draw a few at a time as the warm process does. Each session's CPU t
 the scheduler's count: when its turn comes (the fork, its start and the first GET /tables), when
 its first frame is out, and 0.6 s later (the passes that settle the frame and the long poll that
 watches the listing). The ssh client, the door and the network are left out: bench_serve.py
-measures them too. CPU seconds depend far less than wall time on what else the machine runs.
+measures them too. CPU seconds depend far less than wall time on what else the machine runs;
+what they do depend on is whether the machine has used the sessions' memory since it booted
+(bench_serve.usable_memory_mib): the time in the kernel tells.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import termios
 import time
 from pathlib import Path
 
-from bench_serve import cpu_seconds
+from bench_serve import cpu_seconds, kernel_seconds, report_memory_readied, usable_memory_mib
 from bench_ssh import machine
 
 SETTLE_SECONDS = 0.6
@@ -79,9 +81,10 @@ def fork_session(server: str, index: int, others: list[Session]) -> Session:
     return Session(pid, master, conn, turn)
 
 
-def burst(server: str, count: int, at_once: int) -> tuple[list[Session], list[float], float]:
+def burst(server: str, count: int,
+          at_once: int) -> tuple[list[Session], list[float], list[float], float]:
     """Start count sessions at once, at_once drawing at a time; return them, their CPU seconds
-    once settled, and the seconds until every first frame was out."""
+    once settled (in all and in the kernel), and the seconds until every first frame was out."""
     sessions: list[Session] = []
     started = time.perf_counter()
     for index in range(count):
@@ -112,13 +115,14 @@ def burst(server: str, count: int, at_once: int) -> tuple[list[Session], list[fl
             if session.master in ready:
                 session.drain()
     settled = [cpu_seconds(s.pid) for s in sessions]
+    in_kernel = [kernel_seconds(s.pid) for s in sessions]
     for session in sessions:
         session.conn.close()  # the session ends when its requester hangs up
         session.turn.close()
     for session in sessions:
         os.waitpid(session.pid, 0)
         os.close(session.master)
-    return sessions, settled, drawn
+    return sessions, settled, in_kernel, drawn
 
 
 def main() -> None:
@@ -138,12 +142,15 @@ def main() -> None:
             url = f"http://127.0.0.1:{port}"
             warmstart.prepare(url)
             load_before = os.getloadavg()[0]
-            turns, frames, settles, walls = [], [], [], []
+            usable_before = usable_memory_mib()
+            turns, frames, settles, kernel, walls = [], [], [], [], []
             for _ in range(options.rounds):
-                sessions, settled, drawn = burst(url, options.sessions, options.at_once)
+                sessions, settled, in_kernel, drawn = burst(url, options.sessions,
+                                                            options.at_once)
                 turns += [s.at_turn for s in sessions]
                 frames += [s.at_frame for s in sessions]
                 settles += settled
+                kernel += in_kernel
                 walls.append(drawn)
         finally:
             server.terminate()
@@ -155,8 +162,10 @@ def main() -> None:
     print(f"CPU per session, median: {statistics.median(turns) * 1000:.1f} ms until its turn "
           f"(fork, start, GET /tables), {statistics.median(frames) * 1000:.1f} ms to its first "
           f"frame, {statistics.median(settles) * 1000:.1f} ms settled "
-          f"(mean {statistics.mean(settles) * 1000:.1f} ms)")
+          f"(mean {statistics.mean(settles) * 1000:.1f} ms, of it "
+          f"{statistics.mean(kernel) * 1000:.1f} ms in the kernel)")
     print(f"every first frame out in {statistics.median(walls):.2f} s (median of the rounds)")
+    report_memory_readied(usable_before)
 
 
 def free_api_port() -> int:
