@@ -155,6 +155,7 @@ class SeatMental(SeatState):
             # this process: then it only sits the round out.
             return self.phase == "live"
         return (last is not None and not last.blind and not self._lost
+                and self._caught is not last
                 and not self._handing_over.is_set() and last.round_no == number - 1)
 
     def _last_deck(self, number: int) -> MentalPlay | LobbyDeck | None:
@@ -288,11 +289,28 @@ class SeatMental(SeatState):
             raise ProtocolError("bad_frame", "a mental-poker message before any deal")
         if self._lost or self._handing_over.is_set():
             return  # its own key is gone (or handed over): it waits, or leaves
+        if self._caught is play:
+            self.ignored += 1  # signed and in the chain, but no proof of it is checked
+            return
         try:
             play.receive(sender, body)
         except FairnessError as exc:
             self._blame(exc)
+            self._catch(play)
         self._mental_after()
+
+    def _catch(self, play: MentalPlay) -> None:
+        """A check of the deal in play failed: from now on this seat checks nothing more of
+        that deal and takes nothing of it (no share, move or shuffle of it is applied, and it
+        sends no share it did not owe already), so a host that fails checks without end costs
+        it no more proofs; said once. A new deal (`deal` or `mp_void`) is checked afresh."""
+        if self._caught is play:
+            return
+        self._caught = play
+        self.emit(Notice(f"round {play.round_no}: a check of this deal failed, so this client"
+                         " checks and takes nothing more of it (it opens no more cards and"
+                         " sends no more shares of it) until the host deals again", "error",
+                         kept=True))
 
     def _blame(self, exc: FairnessError) -> None:
         """Show a failed mental-poker check; the host holds the key of its bots' party, so
@@ -425,18 +443,22 @@ class SeatMental(SeatState):
         play = self.mental
         if play is None:
             return self._lobby_check()
-        if self._lost or self._handing_over.is_set() or not play.checks_due():
+        if (self._lost or self._handing_over.is_set() or self._caught is play
+                or not play.checks_due()):
             return False
         try:
             play.check()
         except FairnessError as exc:
             self._blame(exc)
+            self._catch(play)
         self._mental_after()
         return True
 
     def _mental_submit(self, move: Any) -> None:
         play = self.mental
         assert play is not None
+        if self._caught is play:
+            return  # a deal that failed a check goes no further here (said when it failed)
         try:
             play.play(move)
         except FairnessError as exc:
@@ -449,7 +471,7 @@ class SeatMental(SeatState):
         deal it holds a key in is in play; whether it did."""
         play = self.mental
         if (play is None or play.party == WATCHER or self._lost or self.host_id is None
-                or self.phase != "live" or play.settled()):
+                or self.phase != "live" or self._caught is play or play.settled()):
             return False
         sealed = self.identity.key.box_with(self.host_id).encrypt(
             play.mental.handover_secret())

@@ -108,6 +108,8 @@ class SeatState(GameSession, ABC):
     _timed_out: tuple[int, int] | None = None  # the position whose timer this client answered
     _handing_over: asyncio.Event = field(default_factory=asyncio.Event)
     _refused_round: int | None = None  # a mental round this seat refused (netplay/seat/mental.py)
+    _caught: MentalPlay | None = None  # a deal that failed a check: nothing more of it is checked
+    ignored: int = 0  # mental-poker messages of caught deals left unchecked, in all
     _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
     away_seconds: float | None = None  # the table's away time, from its welcome
     away_for: float = 0.0  # how long this seat's last absence from the table lasted

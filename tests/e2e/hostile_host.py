@@ -31,6 +31,10 @@ Seat 1 is the victim. OUT gets a JSON report of what the host did and found.
   they arrive (so the victim reconnects and sends them again).
 - `flood`: as round 1 is dealt, sends every seat 20,000 refusals and the table 5,000 chat
   lines (more than an honest host's chain holds), as fast as it can, then plays honestly.
+- `badshares`: once round 1 is dealt, sends as its bots' party, in its own signed chain, 3,000
+  decryption shares of its bots' unplayed cards whose proofs fail (each new in the chain, and
+  each one every seat checks, its bots' own cards being needed to open them face up), as fast as
+  it can; then voids the deal naming nobody (as a host that started again) and deals honestly.
 - `misname`: the first time it deals a round from a deck shuffled during the last round, it
   names that deck by a digest nobody computed (FAIRNESS.md A8, "Prepared deck"), as a host
   would that hoped the seats follow a deck they never saw shuffled.
@@ -43,6 +47,7 @@ import asyncio
 import itertools
 import json
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,10 +57,10 @@ from netplay.fair import SignedMessage
 from netplay.fair.commit import TABLE
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.elgamal import CardBook, Ciphertext, open_deck
-from netplay.fair.group import IDENTITY, Point, point_sum
+from netplay.fair.group import IDENTITY, Point, Scalar, point_sum
 from netplay.fair.mental_lobby import LobbyDeck
 from netplay.fair.mental_round import MentalRound
-from netplay.fair.shares import SHARE_SIZE
+from netplay.fair.shares import SHARE_SIZE, DecryptionShare, make_share
 from netplay.fair.shuffle import Shuffle, shuffle_deck
 from netplay.messages import MpKey, MpShares, MpShuffle, Propose, as_map
 from netplay.protocol import pack
@@ -66,6 +71,7 @@ from netplay.table.host import Host, HostConfig
 VICTIM = 1
 FLOOD_REFUSALS = 20_000
 FLOOD_CHAT = 5_000
+BAD_SHARES = 3_000
 
 
 @dataclass
@@ -107,6 +113,30 @@ class HostileHost(Host):
             await self._broadcast("chat", seat=0, name="p0", text=f"flood {line} " + "x" * 250)
         self.did(f"sent every seat {FLOOD_REFUSALS} refusals and {FLOOD_CHAT} chat lines")
 
+    async def bad_shares(self) -> None:
+        """Once round 1's deck is dealt, its bots' shares of their own unplayed cards with
+        proofs that fail, each a new message of its chain; then a void, and an honest deal."""
+        play = self.mental
+        while play is not None and not play.mental.owners.get(play.first_epoch):
+            await asyncio.sleep(0.05)
+        if play is None or play is not self.mental:
+            return
+        mental, epoch = play.mental, play.first_epoch
+        mine = [q for q, owner in enumerate(mental.owners[epoch]) if owner == BOT_PARTY]
+        deck = mental.decks[epoch]
+        self.report["bad_started"] = time.time()
+        self.did(f"sending {BAD_SHARES} shares of its bots' cards whose proofs fail")
+        for i in range(BAD_SHARES):
+            q = mine[i % len(mine)]
+            share = make_share(mental.key, deck.ciphertext(q), deck.context, BOT_PARTY, q)
+            bad = DecryptionShare(share.value, share.proof_challenge, Scalar.random())
+            await self._broadcast("mp_shares", round=play.round_no, epoch=epoch,
+                                  positions=[q], shares=bad.encode())
+        self.report["bad_sent"] = BAD_SHARES
+        self.report["bad_ended"] = time.time()
+        self.did(f"sent {BAD_SHARES} shares whose proofs fail; voiding the deal")
+        await self._locked_void((), "the flood is over", play)
+
     def did(self, what: str) -> None:
         self.report["done"].append(what)
         self.on_event(f"hostile: {what}")
@@ -141,6 +171,9 @@ class HostileHost(Host):
         if self.mode == "flood" and number == 1:
             await self.flood()
         await super()._mental_deal(number)
+        if self.mode == "badshares" and number == 1 and not self.report.get("bad_armed"):
+            self.report["bad_armed"] = True
+            self._spawn(self.bad_shares())
         if self.mode == "replay" and number == 2:
             old = self.round_one.get("seat0_shuffle")
             if old is not None:
@@ -363,7 +396,7 @@ async def run(args: argparse.Namespace) -> None:
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["snoop", "exclude", "skip", "lobbyskip", "replay", "flood",
-                                         "rewind", "redeal", "drop", "misname"])
+                                         "rewind", "redeal", "drop", "misname", "badshares"])
     parser.add_argument("port", type=int)
     parser.add_argument("out", type=Path)
     parser.add_argument("--game", default="zodiak")

@@ -253,3 +253,40 @@ def test_a_host_flooding_refusals_and_chat_does_not_stop_the_seats(procs: Procs)
         assert "flood 4999" in log
         assert failures(procs, seat) == []
         assert "result:" in log  # the honest players finished the match
+
+
+def cpu_seconds(proc: subprocess.Popen) -> float:
+    """The CPU time (user and system) a running process has spent so far."""
+    fields = Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.timeout(900)
+def test_a_host_flooding_shares_whose_proofs_fail_costs_a_seat_one_proof(procs: Procs) -> None:
+    """Once round 1 is dealt, the host sends, as its bots' party and in its own signed chain,
+    3,000 shares of its bots' own cards whose proofs fail, as fast as it can (each new in the
+    chain; a seat must check such a share, its bots' cards opening face up with it), then voids
+    the deal naming nobody and deals honestly. Each seat checks the first, blames the host, says
+    once that it checks nothing more of that deal, and leaves the other 2,999 unchecked; the
+    honest players then finish the match, round 1 dealt again. (Before the bound, each seat
+    checked all 3,000 and showed the first 100 as failed checks.)"""
+    host = start_hostile(procs, "badshares", "--target", "20")
+    seats = procs.procs[1:]
+    procs.wait_for_log("host", r"hostile: sending \d+ shares", timeout=300)
+    before = [cpu_seconds(seat) for seat in seats]
+    spent = []
+    for seat, start in enumerate(before):  # the void comes after the flood in the chain
+        procs.wait_for_log(f"seat{seat}", r"round 1 is dealt again", timeout=300)
+        spent.append(cpu_seconds(seats[seat]) - start)
+    found = report(procs)
+    print(f"flood of {found['bad_sent']} bad shares sent in"
+          f" {found['bad_ended'] - found['bad_started']:.2f} s; each seat's CPU from its start"
+          f" to the void after it: {', '.join(f'{s:.2f} s' for s in spent)}")
+    wait_all([host, *seats], timeout=900)
+    for seat in (0, 1):
+        log = procs.log(f"seat{seat}")
+        bad = [f for f in failures(procs, seat) if "decryption share for deck position" in f]
+        assert len(bad) == 1 and bad[0].startswith("the dealer")
+        assert log.count("checks and takes nothing more of it") == 1
+        assert "round 1 is dealt again (the host started again)" in log
+        assert "result:" in log  # the honest players finished the match

@@ -100,3 +100,69 @@ async def test_one_void_naming_nobody_is_followed_a_second_is_refused() -> None:
     failures, refused = await voided_by_a_lying_host([], 2)
     assert any("a second time naming nobody" in f for f in failures), failures
     assert refused
+
+
+async def test_after_a_failed_share_proof_a_seat_checks_and_takes_nothing_more_of_the_deal(
+) -> None:
+    """The host sends, as its bots' party in its own signed chain, 200 shares of its bots' own
+    unplayed cards whose proofs fail, then a true share of one: the seat checks the first,
+    blames the host and says once that it checks nothing more of that deal; the other 199 and
+    the true share are left unchecked and none is taken (the card stays closed to it). A void
+    then deals the round again, and the seat checks and follows the new deal."""
+    from netplay.fair.context import BOT_PARTY
+    from netplay.fair.group import Scalar
+    from netplay.fair.shares import DecryptionShare, make_share
+
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+                           mental=True))
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Here")
+    try:
+        await me.start()
+        await me.wait_seated()
+        await until(lambda: me.view is not None, "round 1 dealt")
+        async with host._game_lock:  # the host's bot plays no card meanwhile
+            play = host.mental
+            assert play is not None
+            mental, epoch = play.mental, play.first_epoch
+            deck = mental.decks[epoch]
+            bots = [q for q, owner in enumerate(mental.owners[epoch])
+                    if owner == BOT_PARTY and (epoch, q) not in play.played]
+            caught = me.mental
+            for i in range(200):
+                q = bots[i % len(bots)]
+                true = make_share(mental.key, deck.ciphertext(q), deck.context, BOT_PARTY, q)
+                bad = DecryptionShare(true.value, true.proof_challenge, Scalar.random())
+                await host._broadcast("mp_shares", round=1, epoch=epoch, positions=[q],
+                                      shares=bad.encode())
+            q = bots[0]
+            true = make_share(mental.key, deck.ciphertext(q), deck.context, BOT_PARTY, q)
+            await host._broadcast("mp_shares", round=1, epoch=epoch, positions=[q],
+                                  shares=true.encode())
+            await until(lambda: me.ignored >= 200, "every share heard")
+            assert me.mental is caught and caught is not None
+            assert BOT_PARTY not in caught.mental.shares.get((epoch, q), {})
+            assert BOT_PARTY not in caught.mental.unchecked.get((epoch, q), {})
+            assert (epoch, q) not in caught.mental.known
+        bad_proofs = [f for f in me.failures if "decryption share for deck position" in f]
+        assert len(bad_proofs) == 1 and bad_proofs[0].startswith("the dealer"), me.failures
+        told = []
+        while not me.queue.empty():
+            event = me.queue.get_nowait()
+            if isinstance(event, Notice) and "checks and takes nothing more" in event.text:
+                told.append(event)
+        assert len(told) == 1 and told[0].kept
+        assert host.mental is not None
+        await host._locked_void((), "started again", host.mental)
+        await until(lambda: me.mental is not caught and me.view is not None, "dealt again")
+        left = me.ignored  # the 201 above, and what the bot did in that deal before the void
+        await asyncio.sleep(0.5)
+        assert me.ignored == left  # nothing of the new deal is left unchecked
+        assert me.mental is not None and me.mental.mental.known  # its cards opened
+    finally:
+        await me.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
