@@ -229,7 +229,7 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
     def _charge(refusals: TokenBucket | None) -> None:
         """Spend one of a seat's refusals (checked before the message was, so one is there)."""
         if refusals is not None:
-            refusals.tokens = max(0.0, refusals.refill(time.monotonic()) - 1.0)
+            refusals.take(time.monotonic())
 
     def _handlers(self) -> dict[str, Callable[[int, Any], Awaitable[None]]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,

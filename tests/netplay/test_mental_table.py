@@ -5,6 +5,8 @@ its key."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
@@ -20,24 +22,18 @@ async def until(check: object, what: str, limit: float = 60.0) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_a_seat_that_does_not_move_is_moved_by_its_own_client_in_time() -> None:
+@asynccontextmanager
+async def table_with(host: Host, name: str) -> AsyncIterator[RemoteSession]:
+    """`host` serving a room on a real relay, and a person's client called `name` seated there;
+    all of it closed afterwards."""
     relay = await start_relay()
-    events: list[str] = []
-    host = Host(HostConfig(game="hekata", players=2, bots=1, seed=5, turn_seconds=1.0,
-                           bot_delay=0.0, mental=True), on_event=events.append)
     conn = await RelayConnection.open_room(relay.url)
     serving = asyncio.create_task(host.serve(conn))
-    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Slow")
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name=name)
     try:
         await me.start()
         await me.wait_seated()
-        assert me.dealing == "mental" and me.turn_seconds == 1
-        # This client never submits a move itself: only its turn clock can.
-        await until(lambda: me.view is not None and any(
-            e.seat == me.my_seat for e in me.view.history), "this seat's first move")
-        assert any(f"seat {me.my_seat} " in line for line in events if line.startswith("move "))
-        assert not any("voided" in line for line in events)
-        assert not me.failures
+        yield me
     finally:
         await me.close()
         serving.cancel()
@@ -45,20 +41,27 @@ async def test_a_seat_that_does_not_move_is_moved_by_its_own_client_in_time() ->
         await relay.close()
 
 
+async def test_a_seat_that_does_not_move_is_moved_by_its_own_client_in_time() -> None:
+    events: list[str] = []
+    host = Host(HostConfig(game="hekata", players=2, bots=1, seed=5, turn_seconds=1.0,
+                           bot_delay=0.0, mental=True), on_event=events.append)
+    async with table_with(host, "Slow") as me:
+        assert me.dealing == "mental" and me.turn_seconds == 1
+        # This client never submits a move itself: only its turn clock can.
+        await until(lambda: me.view is not None and any(
+            e.seat == me.my_seat for e in me.view.history), "this seat's first move")
+        assert any(f"seat {me.my_seat} " in line for line in events if line.startswith("move "))
+        assert not any("voided" in line for line in events)
+        assert not me.failures
+
 
 async def voided_by_a_lying_host(away: list[int], times: int) -> tuple[list[str], bool]:
     """A table of one person and one bot; once the person's client shows round 1, the host voids
     the deal `times` times naming `away` (as a modified host would, with nobody gone)."""
-    relay = await start_relay()
     events: list[str] = []
     host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
                            mental=True), on_event=events.append)
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Here")
-    try:
-        await me.start()
-        await me.wait_seated()
+    async with table_with(host, "Here") as me:
         await until(lambda: me.view is not None, "round 1 dealt")
         for _ in range(times):
             assert host.mental is not None
@@ -75,11 +78,6 @@ async def voided_by_a_lying_host(away: list[int], times: int) -> tuple[list[str]
                 "check failed")
             shown = shown or failed and isinstance(event, RoundStarted) and event.number == 1
         return list(me.failures), failed and not shown
-    finally:
-        await me.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
 
 
 async def test_a_void_dealing_out_a_person_who_is_here_is_refused() -> None:
@@ -113,15 +111,9 @@ async def test_after_a_failed_share_proof_a_seat_checks_and_takes_nothing_more_o
     from netplay.fair.group import Scalar
     from netplay.fair.shares import DecryptionShare, make_share
 
-    relay = await start_relay()
     host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
                            mental=True))
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Here")
-    try:
-        await me.start()
-        await me.wait_seated()
+    async with table_with(host, "Here") as me:
         await until(lambda: me.view is not None, "round 1 dealt")
         async with host._game_lock:  # the host's bot plays no card meanwhile
             play = host.mental
@@ -161,8 +153,3 @@ async def test_after_a_failed_share_proof_a_seat_checks_and_takes_nothing_more_o
         await asyncio.sleep(0.5)
         assert me.ignored == left  # nothing of the new deal is left unchecked
         assert me.mental is not None and me.mental.mental.known  # its cards opened
-    finally:
-        await me.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()

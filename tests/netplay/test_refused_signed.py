@@ -14,12 +14,10 @@ from netplay.fair import Identity, sign_message
 from netplay.fair.group import ORDER
 from netplay.fair.shares import SHARE_SIZE, make_share
 from netplay.protocol import pack
-from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from netplay.table.state import REFUSED_BURST, REFUSED_RATE
-from tests.netplay.test_mental_table import until
+from tests.netplay.test_mental_table import table_with, until
 
 
 class RecordingHost(Host):
@@ -69,16 +67,10 @@ async def test_refused_signed_messages_spend_the_seats_budget_and_accepted_ones_
     messages (one with a bad signature too) are refused `rate_limited` with no check made, and
     the seat connecting again does not refill it; a second later the seat's honest move is
     accepted."""
-    relay = await start_relay()
     host = RecordingHost(HostConfig(game="zodiak", players=2, bots=1, seed=5, bot_delay=0.0,
                                     mental=True), on_event=lambda _: None)
     host.refused = []
-    room = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(room))
-    me = RemoteSession(game="", url=relay.url, room=room.room, name="Me")
-    try:
-        await me.start()
-        await me.wait_seated()
+    async with table_with(host, "Me") as me:
         seat = me.my_seat
         assert seat is not None
 
@@ -136,11 +128,6 @@ async def test_refused_signed_messages_spend_the_seats_budget_and_accepted_ones_
         await until(lambda: me.view is not None and len(me.view.history) > history,
                     "the seat's move applied")
         assert len(host.refused) == before and not me.failures
-    finally:
-        await me.close()
-        serving.cancel()
-        await room.close()
-        await relay.close()
 
 
 async def test_signed_messages_from_a_conn_without_a_seat_spend_its_request_budget() -> None:
