@@ -479,7 +479,7 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
                 continue
             bot = bots.setdefault(seat, self.make_bot(seat, occupant.bot))
             n = len(state.history)
-            move = await choose_off_loop(bot, state.view(seat))
+            move = await choose_off_loop(bot, state.view(seat), self.config.thinkers)
             if self.state is not state or state.turn != seat or len(state.history) != n:
                 continue  # the table moved on while the bot was thinking
             if self.mental is not None:

@@ -41,6 +41,7 @@ from netplay.relay.wire import format_room_code, parse_room_code
 from netplay.table.opened import OPENED_ADDRESS
 
 if TYPE_CHECKING:
+    from netplay.session.thinking import Thinkers
     from netplay.table.host import Host
 
 log = logging.getLogger("cardtui.tables")
@@ -194,6 +195,7 @@ class TablesService:
     relay_url: str | None = None
     tables: dict[str, Table] = field(default_factory=dict)
     tables_per_remote_address: int = 2
+    thinkers: Thinkers | None = None  # the processes the tables' expert bots search in
     version: int = 0  # goes up whenever the listing changes
     _listed: list[TableInfo] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -243,7 +245,7 @@ class TablesService:
         owner = secrets.token_hex(16)
         kind = request.bot_kind or self.limits.bot_kind
         config = HostConfig(game=request.game, players=request.players, bots=request.bots,
-                            bot_kind=kind, think=self.limits.think,
+                            bot_kind=kind, think=self.limits.think, thinkers=self.thinkers,
                             bot_delay=self.limits.bot_delay,
                             away_timeout=self.limits.away_timeout, owner_secret=owner,
                             turn_seconds=self.limits.turn_seconds, house=request.house,

@@ -27,6 +27,7 @@ from netplay.protocol import ChainHead
 from netplay.relay.client import RelayConnection
 from netplay.relay.guard import TokenBucket
 from netplay.session.events import SeatInfo
+from netplay.session.thinking import Thinkers
 
 # Resync answers from all conns together, in bodies a second: the game's own messages keep
 # the rest of what the relay lets the host send (its connection paces itself under that).
@@ -81,6 +82,7 @@ class HostConfig:
     bot_kind: str = "greedy"
     bot_delay: float = 0.0
     think: float | None = None  # an expert bot's time limit per move; None: the default
+    thinkers: Thinkers | None = None  # where an expert bot searches; None: a worker thread
     away_timeout: float = 60.0
     reveal_timeout: float = 10.0  # how long a connected seat may take to commit or reveal a nonce
     save_path: Path | None = None

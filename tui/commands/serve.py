@@ -85,6 +85,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the bots of a table whose creator chose none: greedy (default),"
                              " random or expert")
     add_think_argument(parser)
+    parser.add_argument("--thinkers", type=thinker_count, metavar="N",
+                        help="processes the tables' expert bots search in, N searches at a time"
+                             " (default: one fewer than this machine's cores, at least 1; 0:"
+                             " threads of this process, whose event loop then competes with"
+                             " them); a bot that finds none free within its thinking time"
+                             " plays greedy's move")
+
+
+def thinker_count(text: str) -> int:
+    """--thinkers' value, or argparse's error with the reason."""
+    if not text.isdigit() or int(text) > 64:
+        raise argparse.ArgumentTypeError(f"{text[:20]!r} is not a number of processes from 0"
+                                         " to 64")
+    return int(text)
 
 
 def default_host_key() -> Path:
@@ -246,16 +260,23 @@ async def serve(args: argparse.Namespace, tls: ssl.SSLContext | None = None) -> 
     app = make_relay_app(RelayLimits(exempt_addresses=frozenset({"127.0.0.1", "::1"})))
     opened = OpenedGuard(OpenedLimits(), set())
     app.middlewares.append(opened.middleware)
+    from netplay.session.thinking import Thinkers, default_thinkers
+
+    workers = default_thinkers() if args.thinkers is None else args.thinkers
+    thinkers = Thinkers(workers) if workers else None
     tables = TablesService(TableLimits(max_tables=args.max_tables,
                                        empty_seconds=args.empty_table_seconds,
                                        bot_delay=args.bot_speed,
                                        away_timeout=args.away_seconds,
                                        turn_seconds=args.turn_seconds or None,
                                        bot_kind=args.bot_kind, think=args.think),
-                           tables_per_remote_address=opened.limits.tables_per_address)
+                           tables_per_remote_address=opened.limits.tables_per_address,
+                           thinkers=thinkers)
     add_table_routes(app, tables)
     runners: list[web.AppRunner] = []
     async with contextlib.AsyncExitStack() as stack:
+        if thinkers is not None:
+            stack.push_async_callback(thinkers.close)  # after the tables: they may be waiting
         stack.push_async_callback(_cleanup, runners)
         # Sessions reach the API on loopback; only --api-bind opens it (limited) to others.
         runner = await start_runner(app, runners)
