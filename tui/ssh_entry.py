@@ -158,9 +158,12 @@ class ServerApp(CardApp):
 
 def run_app(server: str, name: str, ascii_only: bool = False, settings: Settings | None = None,
             on_drawn: Callable[[], None] | None = None,
-            listing: tuple[list[TableInfo], int] | None = None) -> int:
-    """Run the lobby app on this process's terminal until the player quits; the exit status."""
-    app = ServerApp(TablesClient(server), clean_name(name, "player"), ascii_only=ascii_only,
+            listing: tuple[list[TableInfo], int] | None = None,
+            visitor: str | None = None) -> int:
+    """Run the lobby app on this process's terminal until the player quits; the exit status.
+    The tables it opens count against the `visitor`'s address."""
+    app = ServerApp(TablesClient(server, visitor), clean_name(name, "player"),
+                    ascii_only=ascii_only,
                     settings=settings, on_drawn=on_drawn, listing=listing)
     app.run()
     return app.return_code or 0
@@ -177,8 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--server", required=True, help="the server's HTTP address")
     parser.add_argument("--name", default="player", help="your name at the tables")
     parser.add_argument("--ascii", action="store_true", help="no Unicode suit symbols")
+    parser.add_argument("--visitor", help="the address of the visitor this session is for: the"
+                        " tables it opens count against it")
     args = parser.parse_args(argv)
-    return run_app(args.server, args.name, args.ascii)
+    return run_app(args.server, args.name, args.ascii, visitor=args.visitor)
 
 
 if __name__ == "__main__":

@@ -222,8 +222,10 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
                 pass
             turn.close()
 
+        visitor = request.get("visitor")
         code = run_app(server, str(request.get("name", "player")), settings=_SETTINGS,
-                       on_drawn=drawn, listing=listing)
+                       on_drawn=drawn, listing=listing,
+                       visitor=visitor if isinstance(visitor, str) else None)
     finally:
         try:
             conn.sendall(f"exit {code}\n".encode())

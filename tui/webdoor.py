@@ -104,7 +104,8 @@ class _SessionProgram(AppService):
 class WebDoor:
     """The browser door's aiohttp application and the rules it shares with the SSH door."""
 
-    def __init__(self, command: Callable[[str], Sequence[str]], environment: dict[str, str],
+    # command(name, address): the argv of the program a visitor from address runs as name.
+    def __init__(self, command: Callable[[str, str], Sequence[str]], environment: dict[str, str],
                  sessions: SessionCounter, throttle: LoginThrottle, password: str | None,
                  origins: Sequence[str], idle_timeout: float = 30 * 60,
                  reads: ReadBudget | None = None) -> None:
@@ -158,11 +159,11 @@ class WebDoor:
         if refusal is not None:
             raise web.HTTPServiceUnavailable(text=refusal)
         try:
-            return await self._run(request, name)
+            return await self._run(request, name, address)
         finally:
             self.sessions.release(key, address)
 
-    async def _run(self, request: web.Request, name: str) -> web.WebSocketResponse:
+    async def _run(self, request: web.Request, name: str, address: str) -> web.WebSocketResponse:
         width, height = capped_size(_number(request.query.get("width")),
                                     _number(request.query.get("height")))
         socket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE_BYTES)
@@ -176,7 +177,8 @@ class WebDoor:
                                                   request.remote or ""))
         await socket.prepare(request)
         program = _SessionProgram(
-            self.environment, shlex.join(self.command(name)), write_bytes=socket.send_bytes,
+            self.environment, shlex.join(self.command(name, address)),
+            write_bytes=socket.send_bytes,
             write_str=socket.send_str, close=socket.close, download_manager=self._downloads)
         await program.start(width, height)
         loop = asyncio.get_running_loop()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import ipaddress
 import json
 import logging
 import secrets
@@ -47,6 +48,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("cardtui.tables")
 
 MAX_BODY_BYTES = 1024
+# The address of the SSH or browser visitor a server session's request is for: the server's own
+# session programs send it (the visitor cannot: they only type into the program), so that their
+# tables count against that address as the opened API's do. Requests through the opened API
+# are counted by their own source and this header is ignored there.
+VISITOR_HEADER = "X-Cardtui-Visitor"
 REQUEST_FIELDS = ("game", "players", "bots", "bot_kind", "house")
 LONGEST_WAIT = 30.0  # seconds GET /tables?since= holds an unchanged listing
 
@@ -227,8 +233,9 @@ class TablesService:
     async def create(self, request: TableRequest, creator: str | None = None) -> Table:
         """Open a room on the relay and start dealing a new table in it.
 
-        creator is the remote address that asks through an opened API (None: this server's own
-        sessions); one such address keeps at most tables_per_remote_address tables open.
+        creator is the remote address that asks, through an opened API or one of this server's
+        sessions (None: a program on this machine); one such address keeps at most
+        tables_per_remote_address tables open.
         """
         if creator is not None and sum(t.creator == creator for t in self.tables.values()) >= (
                 self.tables_per_remote_address):
@@ -356,9 +363,15 @@ async def create_table(request: web.Request) -> web.Response:
     except (ValueError, RecursionError) as exc:  # BadTableRequest and JSON errors alike
         message = str(exc) if isinstance(exc, BadTableRequest) else f"the body is not JSON: {exc}"
         return _refuse(400, message)
+    creator = request.get(OPENED_ADDRESS)
+    if creator is None and VISITOR_HEADER in request.headers:
+        try:
+            creator = str(ipaddress.ip_address(request.headers[VISITOR_HEADER][:64]))
+        except ValueError:
+            return _refuse(400, f"{VISITOR_HEADER} must be an IP address")
     service = request.app[TABLES_KEY]
     try:
-        table = await service.create(table_request, request.get(OPENED_ADDRESS))
+        table = await service.create(table_request, creator)
     except BadTableRequest as exc:
         return _refuse(503, str(exc))
     except (ProtocolError, OSError, aiohttp.ClientError) as exc:  # the relay would not open a room
@@ -373,10 +386,12 @@ def _refuse(status: int, message: str) -> web.Response:
 
 
 class TablesClient:
-    """The lobby's view of a server's tables, through its HTTP API at base_url (http://HOST:PORT)."""
+    """The lobby's view of a server's tables, through its HTTP API at base_url (http://HOST:PORT);
+    the tables it opens count against `visitor`'s address, if given (a server session's)."""
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, visitor: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        self.visitor = visitor
         self._http: aiohttp.ClientSession | None = None
 
     @property
@@ -418,7 +433,9 @@ class TablesClient:
             payload["bot_kind"] = bot_kind
         if not house.standard:
             payload["house"] = str(house)
-        async with self._session().post(f"{self.base_url}/tables", json=payload) as response:
+        headers = {VISITOR_HEADER: self.visitor} if self.visitor else {}
+        async with self._session().post(f"{self.base_url}/tables", json=payload,
+                                        headers=headers) as response:
             data = await response.json()
             if response.status != 201:
                 raise BadTableRequest(str(data.get("error", f"HTTP {response.status}")))

@@ -147,9 +147,11 @@ async def serve(tmp_path: Path) -> AsyncIterator[ServerMaker]:
 class Player(SSHTmux):
     """A person at a terminal: a private tmux server running the real ssh client."""
 
-    async def login(self, server: Server, user: str, width: int = 100, height: int = 30) -> str:
-        """Connect as user and return the lobby screen."""
-        command = shlex.join(ssh_argv(server.ssh_port, user=user))
+    async def login(self, server: Server, user: str, width: int = 100, height: int = 30,
+                    source: str | None = None) -> str:
+        """Connect as user (from the loopback address source, if given) and return the lobby."""
+        command = shlex.join(ssh_argv(server.ssh_port, *(["-b", source] if source else []),
+                                      user=user))
         await self.start(f"{command}; echo EXIT=$?; sleep 60", width, height)
         return await self.see(f"{SERVER_LOGIN} {user}")
 

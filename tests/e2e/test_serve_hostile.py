@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import re
 import shlex
 import socket
@@ -365,3 +366,67 @@ async def test_idle_browser_and_ssh_sessions_are_closed(serve: ServerMaker,
                 assert message.extra == "closed after a while without input"
                 break
             assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+
+
+async def test_one_visitor_address_keeps_at_most_two_tables_open(
+        serve: ServerMaker, players: Callable[[], Player]) -> None:
+    """A visitor who opens tables and leaves them (a bot plays on for them until the table is
+    left alone long enough) could fill the server's tables for everyone. Tables opened from
+    one address's sessions count against it as through the opened API: the third is refused,
+    with the reason on the lobby's status line, while a visitor from another address still
+    opens one."""
+    server = await serve()
+    alice = players()
+    await alice.login(server, "alice", source="127.0.0.2")
+    for _ in range(2):
+        await alice.new_table(expect="Zodiak for 2: you, 1 greedy bot.")
+        await alice.type("q")
+        await alice.see("Leave the table?")
+        await alice.type("y")
+        await alice.see(f"{SERVER_LOGIN} alice")
+    await alice.type("n")
+    await alice.see("New table")
+    await alice.type("Enter")
+    await alice.see("Could not open a table: your address already has 2 tables open")
+    async with aiohttp.ClientSession() as http, http.get(f"{server.base}/tables") as answer:
+        assert len((await answer.json())["tables"]) == 2
+
+    bob = players()
+    await bob.login(server, "bob", source="127.0.0.3")
+    await bob.new_table(expect="Zodiak for 2: you, 1 greedy bot.")
+
+
+async def test_tables_opened_in_a_browser_count_against_its_address(serve: ServerMaker) -> None:
+    """The browser door's sessions carry their visitor's address to the tables API too: a tab
+    from 127.0.0.4 opens two tables and leaves them, and its third is refused with the reason."""
+    server = await serve()
+    connector = aiohttp.TCPConnector(local_addr=("127.0.0.4", 0))
+    async with aiohttp.ClientSession(connector=connector) as http, http.ws_connect(
+            f"ws://127.0.0.1:{server.web_port}/ws?width=100&height=30") as terminal:
+        seen = [""]
+
+        async def until(text: str) -> None:
+            while text not in seen[0]:
+                try:
+                    message = await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)
+                except TimeoutError:
+                    raise AssertionError(f"never saw {text!r}: {seen[0][-3000:]!r}") from None
+                assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT)
+                if message.type is aiohttp.WSMsgType.BINARY:
+                    seen[0] += message.data.decode(errors="replace")
+            seen[0] = ""
+
+        async def press(key: str, then: str) -> None:
+            await terminal.send_str(json.dumps(["stdin", key]))
+            await until(then)
+
+        await until(f"{SERVER_LOGIN} guest")
+        for opened in (1, 2):
+            await press("n", "New table")
+            await press("\r", "Your hand")
+            await press("q", "Keep playing (n)")
+            await press("y", "Tables on this server")
+            async with http.get(f"{server.base}/tables") as answer:
+                assert len((await answer.json())["tables"]) == opened
+        await press("n", "New table")
+        await press("\r", "already has 2 tables open")

@@ -191,19 +191,20 @@ def loopback_for(bind: str) -> str:
     return f"[{bind}]" if ":" in bind else bind
 
 
-def entry_command(server: str, name: str) -> list[str]:
-    """The argv of the program each session runs."""
+def entry_command(server: str, name: str, visitor: str) -> list[str]:
+    """The argv of the program each session runs, for a visitor from the address `visitor`."""
     # `--name=` keeps a user name that starts with a dash from reading as an option.
-    return [sys.executable, "-m", "tui.ssh_entry", "--server", server, f"--name={name}"]
+    return [sys.executable, "-m", "tui.ssh_entry", "--server", server, f"--name={name}",
+            f"--visitor={visitor}"]
 
 
-def launch_command(warm: str, server: str, name: str) -> list[str]:
+def launch_command(warm: str, server: str, name: str, visitor: str) -> list[str]:
     """The argv of a session's launcher, which asks the warm process at warm for an app."""
     # -I -S: no site-packages and nothing from the environment, so it starts in milliseconds.
     root = str(Path(__file__).resolve().parents[2])
     code = (f"import sys; sys.path.insert(0, {root!r}); from tui.commands.serve import launch;"
             " sys.exit(launch(sys.argv[1:]))")
-    return [sys.executable, "-I", "-S", "-c", code, warm, server, name]
+    return [sys.executable, "-I", "-S", "-c", code, warm, server, name, visitor]
 
 
 # What a session's launcher passes on to the app the warm process forks for it: the terminal's
@@ -215,16 +216,16 @@ LAUNCH_FORWARDS = ("TERM", "LANG", "LC_ALL", "COLORTERM", "TEXTUAL_DRIVER", "TEX
 
 def launch(argv: list[str]) -> int:
     """Hand this terminal to the warm process, relay resizes, and return the app's exit status."""
-    warm, server, name = argv
+    warm, server, name, visitor = argv
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.connect(warm)
-        request = {"name": name, "env": {k: v for k, v in os.environ.items()
-                                         if k in LAUNCH_FORWARDS}}
+        request = {"name": name, "visitor": visitor,
+                   "env": {k: v for k, v in os.environ.items() if k in LAUNCH_FORWARDS}}
         socket.send_fds(conn, [json.dumps(request).encode()], [0, 1, 2])
     except OSError:
         conn.close()
-        command = entry_command(server, name)  # no warm process: start from cold
+        command = entry_command(server, name, visitor)  # no warm process: start from cold
         os.execv(command[0], command)
 
     def resized(signum: int, frame: object) -> None:
@@ -290,10 +291,11 @@ async def serve(args: argparse.Namespace, tls: ssl.SSLContext | None = None) -> 
         warm = await stack.enter_async_context(warm_process(server, args.cold))
 
         def command(session: SessionInfo) -> list[str] | ForkServer:
-            cold = entry_command(server, session.username)
+            cold = entry_command(server, session.username, session.peer_address)
             if warm is None:
                 return cold
-            return ForkServer(warm, cold, {"name": session.username})
+            return ForkServer(warm, cold, {"name": session.username,
+                                           "visitor": session.peer_address})
 
         limits = DoorLimits(sessions_per_address=args.sessions_per_address,
                             total_sessions=args.max_sessions,
@@ -315,10 +317,10 @@ async def serve(args: argparse.Namespace, tls: ssl.SSLContext | None = None) -> 
             origins = args.web_origin or [f"{scheme}://{host_and_port(host, args.web_port)}" for host
                                           in (reachable_address(args.bind), "127.0.0.1",
                                               "localhost")]
-            def web_command(name: str) -> list[str]:
+            def web_command(name: str, visitor: str) -> list[str]:
                 if warm is None:
-                    return entry_command(server, name)
-                return launch_command(warm, server, name)
+                    return entry_command(server, name, visitor)
+                return launch_command(warm, server, name, visitor)
 
             web_door = WebDoor(web_command, session_environment(),
                                sessions, throttle, args.password, origins,
