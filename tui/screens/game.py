@@ -114,6 +114,7 @@ class GameScreen(Screen[None]):
         self.history: list[tuple[int, int | None, int, tuple[int, ...]]] = []
         self.was_my_turn = False
         self.halted = ""  # why nobody can move now (the host is out of reach), or ""
+        self._bindings_shown: tuple[bool, ...] | None = None  # what the footer was drawn for
         self._fresh_timer: Timer | None = None
 
     # -- layout -------------------------------------------------------------
@@ -463,7 +464,19 @@ class GameScreen(Screen[None]):
             self.set_status("The match is over: PgUp scrolls the log, r shows the result again,"
                             " q leaves.")
         self._notice_turn()
-        self.refresh_bindings()
+        self.update_bindings()
+
+    def update_bindings(self) -> None:
+        """Have the footer show the keys that work now, if that may have changed.
+
+        Textual's footer rebuilds all its keys on every refresh_bindings: a burst of events (a
+        host flooding its seats with notices) asked for one each and kept the app busy for half
+        a minute. What `check_action` answers depends only on these.
+        """
+        shown = (self.my_turn, self.reviewing, self.has_class("-building"))
+        if shown != self._bindings_shown:
+            self._bindings_shown = shown
+            self.refresh_bindings()
 
     def _turn_left(self) -> int | None:
         left = self.session.turn_left()
@@ -510,7 +523,7 @@ class GameScreen(Screen[None]):
             self.set_status(pretty_cards(str(exc), self.ascii_only) + self.refusal_hint(), "error")
             self.app.bell()
             return False
-        self.refresh_bindings()
+        self.update_bindings()
         return True
 
     def refusal_hint(self) -> str:

@@ -185,7 +185,7 @@ class HekataScreen(GameScreen):
         self.add_class("-building")
         builder.focus()
         self.show_game()
-        self.refresh_bindings()
+        self.update_bindings()
         return builder
 
     def _close_builder(self) -> None:
@@ -198,7 +198,7 @@ class HekataScreen(GameScreen):
         await self.query(TrickBuilder).remove()
         self.remove_class("-building")
         self.show_game()
-        self.refresh_bindings()
+        self.update_bindings()
 
     def action_sort(self) -> None:
         """Order your hand low to high, high to low, or trick-takers first (the choice is saved)."""
