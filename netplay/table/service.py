@@ -240,7 +240,8 @@ class TablesService:
         if creator is not None and sum(t.creator == creator for t in self.tables.values()) >= (
                 self.tables_per_remote_address):
             raise BadTableRequest(f"your address already has {self.tables_per_remote_address}"
-                                  " tables open, the most one address may; play at one of them")
+                                  " tables open, the most one address may; a table closes"
+                                  f" {self.limits.empty_seconds:g} s after everyone has left it")
         if len(self.tables) >= self.limits.max_tables:
             raise BadTableRequest(f"the server already has {len(self.tables)} tables, the most it"
                                   " keeps; join one of them or try again later")
