@@ -20,20 +20,16 @@ from urllib.request import Request, urlopen
 
 import pytest
 
+from tests.e2e import test_netplay
 from tests.e2e.test_door_flood import play_a_server_table, start_serve
 from tests.e2e.test_netplay import Procs
 from tests.e2e.test_serve import descendants
 
+procs = test_netplay.procs  # the fixture, for these tests too
+
 pytestmark = pytest.mark.timeout(400)
 
 VISITOR_TABLES = 6
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def cpu_seconds(pid: int) -> float:
