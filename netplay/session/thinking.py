@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -30,13 +32,17 @@ class Searcher(Protocol):
 
 
 async def choose_off_loop(bot: Bot, view: Round, thinkers: Thinkers | None = None) -> Move:
-    """The bot's move for `view`; a bot that `thinks` (the expert) chooses in `thinkers`' processes,
-    or without them in a worker thread."""
-    if not getattr(bot, "thinks", False):
-        return bot.choose(view)
+    """The bot's move for `view`: a bot that `thinks` (the expert) chooses in `thinkers`'
+    processes, or without them in a worker thread; at a server (with `thinkers`) every other bot
+    chooses in a worker thread too (greedy's Hekata tricks under a house row limit can take tens
+    of milliseconds); elsewhere it answers at once, on the loop."""
+    if getattr(bot, "thinks", False):
+        if thinkers is not None:
+            return await thinkers.choose(cast(Searcher, bot), view)
+        return await asyncio.to_thread(bot.choose, view)
     if thinkers is not None:
-        return await thinkers.choose(cast(Searcher, bot), view)
-    return await asyncio.to_thread(bot.choose, view)
+        return await asyncio.to_thread(bot.choose, view)
+    return bot.choose(view)
 
 
 def default_thinkers() -> int:
@@ -87,7 +93,8 @@ class Thinkers:
         return self._pool
 
     async def start(self) -> list[int]:
-        """Start every worker now, so the first move does not wait for one; their process ids."""
+        """Start the workers now, so the first move does not wait for one; the process ids of
+        those that answered (every worker is started, not every one need answer)."""
         loop, pool = asyncio.get_running_loop(), self._current_pool()
         return sorted(set(await asyncio.gather(
             *(loop.run_in_executor(pool, os.getpid) for _ in range(self.workers)))))
@@ -99,14 +106,14 @@ class Thinkers:
         try:
             await asyncio.wait_for(self._slots.acquire(), seconds)
         except TimeoutError:
-            return self._hurried(GreedyBot().choose(view))
+            return self._hurried(await asyncio.to_thread(GreedyBot().choose, view))
         pool = self._current_pool()
         try:
             move, thought, searched = await asyncio.get_running_loop().run_in_executor(
                 pool, _think, bot, view, deadline)
         except BrokenProcessPool:
             self._replace_broken(pool)
-            return self._hurried(GreedyBot().choose(view))
+            return self._hurried(await asyncio.to_thread(GreedyBot().choose, view))
         finally:
             self._slots.release()
         vars(bot).update(vars(thought))  # its random state moves on as if it had thought here
@@ -132,8 +139,20 @@ class Thinkers:
 
 
 def _ready() -> None:
-    """Import the search before the first move asks for it."""
+    """Import the search before the first move asks for it, and end with the server."""
     import engine.expert  # noqa: F401
+
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        # A server killed without its cleanup (SIGKILL, out of memory) would otherwise leave
+        # its thinkers waiting for work forever.
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
+
+
+def _end_with(sentinel: int) -> None:
+    """Wait for the server's process to end, then end this one."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
 
 
 def _think(bot: Searcher, view: Round, deadline: float) -> tuple[Move, Searcher, bool]:

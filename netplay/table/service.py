@@ -38,6 +38,7 @@ from engine.games import GAMES
 from engine.house import STANDARD, HouseRules
 from netplay.messages import ProtocolError
 from netplay.relay.client import RelayConnection
+from netplay.relay.guard import address_key
 from netplay.relay.wire import format_room_code, parse_room_code
 from netplay.table.opened import OPENED_ADDRESS
 
@@ -205,6 +206,7 @@ class TablesService:
     version: int = 0  # goes up whenever the listing changes
     _listed: list[TableInfo] = field(default_factory=list)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _opening: list[str | None] = field(default_factory=list)  # creators of rooms being opened
     _stopping: bool = False
 
     def note_changes(self) -> None:
@@ -234,16 +236,18 @@ class TablesService:
         """Open a room on the relay and start dealing a new table in it.
 
         creator is the remote address that asks, through an opened API or one of this server's
-        sessions (None: a program on this machine); one such address keeps at most
-        tables_per_remote_address tables open.
+        sessions (None: a program on this machine); one such address (an IPv6 address's /64)
+        keeps at most tables_per_remote_address tables open. A table counts from the moment it
+        is asked for: requests that arrive while its room is opened see it.
         """
-        if creator is not None and sum(t.creator == creator for t in self.tables.values()) >= (
-                self.tables_per_remote_address):
+        creator = None if creator is None else address_key(creator)
+        counted = [t.creator for t in self.tables.values()] + self._opening
+        if creator is not None and counted.count(creator) >= self.tables_per_remote_address:
             raise BadTableRequest(f"your address already has {self.tables_per_remote_address}"
                                   " tables open, the most one address may; a table closes"
                                   f" {self.limits.empty_seconds:g} s after everyone has left it")
-        if len(self.tables) >= self.limits.max_tables:
-            raise BadTableRequest(f"the server already has {len(self.tables)} tables, the most it"
+        if len(counted) >= self.limits.max_tables:
+            raise BadTableRequest(f"the server already has {len(counted)} tables, the most it"
                                   " keeps; join one of them or try again later")
         if self.relay_url is None:
             raise RuntimeError("the tables service has no relay to open rooms on")
@@ -260,9 +264,13 @@ class TablesService:
                             rematch_seconds=self.limits.rematch_seconds,
                             rematch_by_any_seat=True)
         host = Host(config, on_event=lambda text: log.debug("table: %s", text))
-        conn = await RelayConnection.open_room(self.relay_url)
-        table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
-        self.tables[table.room] = table
+        self._opening.append(creator)
+        try:
+            conn = await RelayConnection.open_room(self.relay_url)
+            table = Table(host, conn, owner, empty_since=time.monotonic(), creator=creator)
+            self.tables[table.room] = table
+        finally:
+            self._opening.remove(creator)
         table.task = asyncio.create_task(self._deal(table))
         self.note_changes()
         log.info("table %s opened: %s for %d with %d %s bots, house rules %s",
@@ -434,7 +442,7 @@ class TablesClient:
             payload["bot_kind"] = bot_kind
         if not house.standard:
             payload["house"] = str(house)
-        headers = {VISITOR_HEADER: self.visitor} if self.visitor else {}
+        headers = {VISITOR_HEADER: self.visitor} if self.visitor is not None else {}
         async with self._session().post(f"{self.base_url}/tables", json=payload,
                                         headers=headers) as response:
             data = await response.json()

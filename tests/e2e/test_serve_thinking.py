@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from pathlib import Path
 from urllib.request import Request, urlopen
@@ -88,3 +89,32 @@ def test_tables_full_of_thinking_experts_do_not_take_the_servers_process(procs: 
     assert serve_spent < thinker_spent, (serve_spent, thinker_spent)
     for table in range(VISITOR_TABLES):
         assert "Traceback" not in procs.log(f"visitor{table}")
+
+
+def test_thinkers_end_with_a_server_killed_without_its_cleanup(procs: Procs) -> None:
+    """A server killed outright (SIGKILL, out of memory) runs no cleanup: its thinking process,
+    which waits for work, watches the server's process and ends with it."""
+    _, port = start_serve(procs, "--bot-kind", "expert", "--think", "0.3", "--thinkers", "1")
+    serve = procs.procs[0]
+    procs.start("visitor", "join", "--relay", f"ws://127.0.0.1:{port}", open_expert_table(port),
+                "--bot", "greedy", "--allow-trusted-dealer", "--give-up", "60")
+    procs.wait_for_log("visitor", r"plays|draws", timeout=60)
+    deadline = time.monotonic() + 30
+    while not thinking_processes(serve.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (thinker,) = thinking_processes(serve.pid)
+    os.kill(serve.pid, signal.SIGKILL)
+    serve.wait()
+    deadline = time.monotonic() + 30
+    while running(thinker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not running(thinker)
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a process that has not ended (a zombie has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in "ZX"

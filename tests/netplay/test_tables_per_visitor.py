@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import asyncio
+
 import aiohttp
 import pytest
 from aiohttp import web
@@ -74,7 +76,7 @@ async def test_a_sessions_tables_count_against_its_visitor_and_no_one_elses(
             await client.close()
 
 
-@pytest.mark.parametrize("garbage", ["alice", "127.0.0.1; DROP", "::g", "1" * 80])
+@pytest.mark.parametrize("garbage", ["", "alice", "127.0.0.1; DROP", "::g", "1" * 80])
 async def test_a_visitor_that_is_not_an_address_is_refused(server: tuple[str, str],
                                                            garbage: str) -> None:
     loopback, _ = server
@@ -95,3 +97,45 @@ async def test_the_opened_api_counts_its_own_source_whatever_visitor_it_names(
         await named.create("zodiak", 2, 1)  # not blamed for the remote client's tables
     finally:
         await named.close()
+
+
+async def test_tables_asked_for_at_once_are_counted_before_their_rooms_open(
+        server: tuple[str, str]) -> None:
+    """Eight requests at the same moment, from one visitor and from one opened-API client: each
+    table counts from when it is asked for, so two open for each (the count once waited for
+    the room to open, and all eight did)."""
+    loopback, opened = server
+    for base, headers, source in ((loopback, {VISITOR_HEADER: "192.0.2.7"}, "127.0.0.1"),
+                                  (opened, {}, "127.0.0.3")):
+        answers = await asyncio.gather(*(post(base, headers, source) for _ in range(8)))
+        assert sorted(status for status, _ in answers) == [201] * 2 + [503] * 6
+
+
+async def test_an_ipv6_visitor_counts_as_its_64_prefix(server: tuple[str, str]) -> None:
+    """One visitor holds a whole /64 of addresses: they count as one, as at the relay."""
+    loopback, _ = server
+    for address in ("2001:db8::1", "2001:db8::ffff:2"):
+        assert (await post(loopback, {VISITOR_HEADER: address}))[0] == 201
+    status, error = await post(loopback, {VISITOR_HEADER: "2001:db8::3"})
+    assert status == 503 and "already has 2 tables open" in error
+    assert (await post(loopback, {VISITOR_HEADER: "2001:db8:0:1::1"}))[0] == 201
+
+
+async def test_the_servers_table_cap_holds_for_tables_asked_for_at_once() -> None:
+    app = make_relay_app(RelayLimits(exempt_addresses=frozenset({"127.0.0.1"})))
+    service = TablesService(TableLimits(max_tables=3))
+    add_table_routes(app, service)
+    runner = web.AppRunner(app, shutdown_timeout=0.5)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    service.relay_url = f"ws://127.0.0.1:{port}/ws"
+    try:
+        answers = await asyncio.gather(*(post(f"http://127.0.0.1:{port}",
+                                              {VISITOR_HEADER: f"192.0.2.{i}"})
+                                         for i in range(10)))
+        assert sorted(status for status, _ in answers) == [201] * 3 + [503] * 7
+        assert len(service.tables) == 3
+    finally:
+        await runner.cleanup()
