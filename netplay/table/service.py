@@ -10,7 +10,9 @@
   "expert"` (or "greedy", "random") chooses the bots (default: the server's); an optional
   `"house": "max-row=4,target=3000"` sets the table's house rules (engine.house), which every
   summary shows; the owner secret lets whoever created the table start it early. Anything else
-  gets 400 and `{"error": why}`.
+  gets 400 and `{"error": why}`. A server session's program names its visitor's address in
+  `X-Cardtui-Visitor` (`VISITOR_HEADER`); one address keeps at most
+  `tables_per_remote_address` tables open (503 past it).
 
 A table ends when its match ends and no seated person offers a rematch (any of them may, for
 `TableLimits.rematch_seconds`), or when nobody has sat at it or watched it for a while.
