@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import asyncio
+from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
