@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -72,7 +73,7 @@ class Thinkers:
         self._pool: ProcessPoolExecutor | None = None  # made when first needed: a server
         # whose tables have no expert runs no extra process (not even multiprocessing's tracker)
         self._broken_said = False
-        self._hurried_said = (0.0, 0)  # when the log last counted hurried moves, and how many
+        self._hurried_said = (-math.inf, 0)  # when the log last counted hurried moves, how many
 
     def _hurried(self, move: Move) -> Move:
         """Count (and log, once a minute) a greedy move played for want of a worker in time."""

@@ -63,9 +63,11 @@ async def test_an_expert_searches_in_another_process_and_its_random_state_moves_
     assert not any(alive(pid) for pid in workers)
 
 
-async def test_bots_that_find_no_thinker_free_in_their_time_play_greedys_move() -> None:
+async def test_bots_that_find_no_thinker_free_in_their_time_play_greedys_move(
+        caplog: pytest.LogCaptureFixture) -> None:
     """Six experts of 0.3 s ask one thinking process at once: one searches until its time is
-    up, the others cannot start in theirs and play greedy's move; every move is legal."""
+    up, the others cannot start in theirs and play greedy's move; every move is legal, and the
+    log counts the greedy moves (once a minute: here the first)."""
     thinkers = Thinkers(1)
     try:
         await thinkers.start()
@@ -75,6 +77,9 @@ async def test_bots_that_find_no_thinker_free_in_their_time_play_greedys_move() 
         assert all(view.is_legal(move) for view, move in zip(views, moves))
         assert thinkers.searched + thinkers.hurried == 6
         assert thinkers.searched >= 1 and thinkers.hurried >= 3
+        counted = [r.getMessage() for r in caplog.records if r.name == "cardtui.thinking"]
+        assert counted == [("1 expert moves were greedy's since the last count: every"
+                            " thinking process was busy (serve --thinkers)")]
     finally:
         await thinkers.close()
 
