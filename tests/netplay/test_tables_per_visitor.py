@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -24,27 +25,36 @@ from netplay.table.service import (
 TABLE = {"game": "zodiak", "players": 2, "bots": 1}
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[tuple[str, str]]:
-    """A relay with its tables API as `cardtui serve` runs them: the loopback listener and an
-    opened one (on 127.0.0.2); their base URLs."""
+@contextlib.asynccontextmanager
+async def tables_api(limits: TableLimits) -> AsyncIterator[tuple[TablesService, str, str]]:
+    """A relay with its tables API as `cardtui serve` runs them: the service, the loopback
+    listener's base URL and an opened one's (on 127.0.0.2)."""
     app = make_relay_app(RelayLimits(exempt_addresses=frozenset({"127.0.0.1"})))
     opened = OpenedGuard(OpenedLimits(), set())
     app.middlewares.append(opened.middleware)
-    service = TablesService(TableLimits(), tables_per_remote_address=2)
+    service = TablesService(limits, tables_per_remote_address=2)
     add_table_routes(app, service)
     runner = web.AppRunner(app, shutdown_timeout=0.5)
     await runner.setup()
-    loopback = web.TCPSite(runner, "127.0.0.1", 0)
-    await loopback.start()
-    port = loopback._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    service.relay_url = f"ws://127.0.0.1:{port}/ws"
-    public = web.TCPSite(runner, "127.0.0.2", 0)
-    await public.start()
-    opened_port = public._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    opened.ports.add(opened_port)
-    yield f"http://127.0.0.1:{port}", f"http://127.0.0.2:{opened_port}"
-    await runner.cleanup()
+    try:
+        loopback = web.TCPSite(runner, "127.0.0.1", 0)
+        await loopback.start()
+        port = loopback._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        service.relay_url = f"ws://127.0.0.1:{port}/ws"
+        public = web.TCPSite(runner, "127.0.0.2", 0)
+        await public.start()
+        opened_port = public._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        opened.ports.add(opened_port)
+        yield service, f"http://127.0.0.1:{port}", f"http://127.0.0.2:{opened_port}"
+    finally:
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[tuple[str, str]]:
+    """The tables API with the default limits: its loopback and opened base URLs."""
+    async with tables_api(TableLimits()) as (_, loopback, opened):
+        yield loopback, opened
 
 
 async def post(base: str, headers: dict[str, str], source: str = "127.0.0.1") -> tuple[int, str]:
@@ -121,20 +131,8 @@ async def test_an_ipv6_visitor_counts_as_its_64_prefix(server: tuple[str, str]) 
 
 
 async def test_the_servers_table_cap_holds_for_tables_asked_for_at_once() -> None:
-    app = make_relay_app(RelayLimits(exempt_addresses=frozenset({"127.0.0.1"})))
-    service = TablesService(TableLimits(max_tables=3))
-    add_table_routes(app, service)
-    runner = web.AppRunner(app, shutdown_timeout=0.5)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    service.relay_url = f"ws://127.0.0.1:{port}/ws"
-    try:
-        answers = await asyncio.gather(*(post(f"http://127.0.0.1:{port}",
-                                              {VISITOR_HEADER: f"192.0.2.{i}"})
+    async with tables_api(TableLimits(max_tables=3)) as (service, loopback, _):
+        answers = await asyncio.gather(*(post(loopback, {VISITOR_HEADER: f"192.0.2.{i}"})
                                          for i in range(10)))
         assert sorted(status for status, _ in answers) == [201] * 3 + [503] * 7
         assert len(service.tables) == 3
-    finally:
-        await runner.cleanup()
