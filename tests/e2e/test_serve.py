@@ -177,6 +177,12 @@ class Player(SSHTmux):
         await self.type("Enter")
         await self.see("Your hand")
 
+    async def leave_table(self) -> None:
+        """Leave the table with q and y; the dealer keeps it (a bot plays the seat)."""
+        await self.type("q")
+        await self.see("Leave the table?")
+        await self.type("y")
+
 
 @pytest.fixture
 async def players() -> AsyncIterator[Callable[[], Player]]:
@@ -245,9 +251,7 @@ async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
     # The header on top and a log border exactly 80 wide: the app has redrawn at 80x24.
     await alice.see(r"^ ♠ +cardtui[^\n]*\n(.*\n)*╭─ Log ─{72}╮\n")
 
-    await alice.type("q")
-    await alice.see("Leave the table?")
-    await alice.type("y")
+    await alice.leave_table()
     await alice.see(f"{SERVER_LOGIN} alice")
     await alice.see(r"Zodiak +2/2 +0 +0 +playing")  # the dealer keeps the table; alice is away
     # A bot plays for her until the match ends, and the finished table goes.

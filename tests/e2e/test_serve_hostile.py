@@ -81,9 +81,7 @@ async def test_a_hostile_name_is_shown_literally_and_the_other_player_keeps_play
     await watcher.see(r"Zodiak +2/2 +2 +0 +playing")
     await watcher.type("w")
     await watcher.see(r"alice .*\n.*" + shown)
-    await mallory.type("q")
-    await mallory.see("Leave the table?")
-    await mallory.type("y")
+    await mallory.leave_table()
     await alice.see(shown + r".*\(away\)")
     # A bot plays mallory's seat now, and alice's app still plays: her turn comes back.
     await alice.see("Your turn")
@@ -380,9 +378,7 @@ async def test_one_visitor_address_keeps_at_most_two_tables_open(
     await alice.login(server, "alice", source="127.0.0.2")
     for _ in range(2):
         await alice.new_table(expect="Zodiak for 2: you, 1 greedy bot.")
-        await alice.type("q")
-        await alice.see("Leave the table?")
-        await alice.type("y")
+        await alice.leave_table()
         await alice.see(f"{SERVER_LOGIN} alice")
     await alice.type("n")
     await alice.see("New table")
