@@ -20,7 +20,7 @@ from aiohttp import web
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 # Set on a request that came through the opened listener: the address its limits apply to.
-OPENED_ADDRESS = "cardtui.opened_address"
+OPENED_ADDRESS = web.RequestKey("cardtui.opened_address", str)
 ADDRESSES_KEPT = 10_000
 
 
