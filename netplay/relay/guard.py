@@ -11,31 +11,15 @@ of refusing, so a flood costs the relay no more than the budget, whatever its si
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import ssl
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from netplay.addresses import address_key
+
 log = logging.getLogger("cardtui.relay")
-
-
-IPV6_PREFIX = 64  # one subscriber's share of IPv6 space: its addresses count as one
-
-
-def address_key(address: str) -> str:
-    """What the per-address limits count `address` as: an IPv4 address itself (also when it
-    comes IPv4-mapped), an IPv6 address as its /64 prefix, anything else as it is."""
-    try:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-    except ValueError:
-        return address
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
-    return str(ip)
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from netplay.addresses import address_key
 from netplay.messages import (
     RELAY_REQUESTS,
     Admit,
@@ -36,7 +37,7 @@ from netplay.messages import (
     encode_frame,
     read_send,
 )
-from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket, address_key
+from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
 from netplay.relay.wire import parse_room_code, room_code_for
 
 log = logging.getLogger("cardtui.relay")

@@ -16,6 +16,7 @@ from typing import Any
 import asyncssh
 from asyncssh.auth import _server_auth_handlers, _ServerPublicKeyAuth
 
+from netplay.addresses import address_key
 from netplay.ssh.guard import (
     DescriptorWarning,
     LoginThrottle,
@@ -254,6 +255,7 @@ class SSHDoor:
 
     def connection_opened(self, connection: asyncssh.SSHServerConnection, address: str) -> bool:
         """Track a new client connection; return False if it must be dropped at once."""
+        address = address_key(address)
         if (self.startup_count >= self.limits.max_startups
                 or self._startups[address] >= self.limits.startups_per_address):
             self._note_refusal(address)
@@ -264,6 +266,7 @@ class SSHDoor:
 
     def logged_in(self, address: str) -> None:
         """Count a connection out of those still logging in."""
+        address = address_key(address)
         self._startups[address] -= 1
         if self._startups[address] <= 0:
             del self._startups[address]

@@ -13,6 +13,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from netplay.addresses import address_key
+
 log = logging.getLogger("cardtui.door")
 
 # A session's app renders every cell of its screen: past this it is a memory and CPU sink.
@@ -62,6 +64,7 @@ class LoginThrottle:
 
     def failures(self, address: str) -> int:
         """Return how many logins from address failed recently."""
+        address = address_key(address)
         count, last = self._failures.get(address, (0, 0.0))
         if count and time.monotonic() - last > self.limits.forget_after:
             del self._failures[address]
@@ -84,6 +87,7 @@ class LoginThrottle:
         delay = self.delay(address)
         if delay <= 0:
             return 0.0
+        address = address_key(address)
         now = time.monotonic()
         turn = max(now, self._next_turn.get(address, now)) + delay
         self._next_turn[address] = turn
@@ -96,6 +100,7 @@ class LoginThrottle:
     def failed(self, address: str) -> int:
         """Count a failed login from address and return its recent failures."""
         count = self.failures(address) + 1
+        address = address_key(address)
         self._failures[address] = (count, time.monotonic())
         self._failures.move_to_end(address)
         while len(self._failures) > self.limits.addresses_kept:
@@ -104,7 +109,7 @@ class LoginThrottle:
 
     def succeeded(self, address: str) -> None:
         """Forget address's failures: whoever is there knows the secret."""
-        self._failures.pop(address, None)
+        self._failures.pop(address_key(address), None)
 
 
 def log_failure(door: str, method: str, username: str, address: str, port: int,
@@ -139,6 +144,7 @@ class SessionCounter:
         """Count session in if the limits allow it; otherwise return the reason it was refused."""
         if len(self._sessions) >= self.total:
             return "cardtui: the server is full right now; please try again in a few minutes."
+        address = address_key(address)
         if self._by_address[address] >= self.per_address:
             return (f"cardtui: too many sessions from your address ({self.per_address} at most);"
                     " close one and try again.")
@@ -150,6 +156,7 @@ class SessionCounter:
         """Count a session out again (no effect if it was never admitted)."""
         if session in self._sessions:
             self._sessions.discard(session)
+            address = address_key(address)
             self._by_address[address] -= 1
             if self._by_address[address] <= 0:
                 del self._by_address[address]
@@ -230,11 +237,11 @@ class PacedReads(asyncio.Protocol):
     def __init__(self, inner: asyncio.Protocol, transport: asyncio.Transport,
                  budget: ReadBudget, address: str) -> None:
         self._inner, self._transport = inner, transport
-        self._budget, self._address = budget, address
+        self._budget, self._address = budget, address_key(address)
         self._held = bytearray()
         self._eof = False
         self._next: asyncio.TimerHandle | asyncio.Handle | None = None
-        budget.join(address)
+        budget.join(self._address)
 
     def data_received(self, data: bytes) -> None:
         if self._next is None and len(data) <= FEED_CHUNK and not self._budget.wait(

@@ -18,6 +18,8 @@ from typing import cast
 
 from aiohttp import web
 
+from netplay.addresses import address_key
+
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 # Set on a request that came through the opened listener: the address its limits apply to.
 OPENED_ADDRESS = web.RequestKey("cardtui.opened_address", str)
@@ -72,7 +74,7 @@ class OpenedGuard:
         """Apply the per-address limits to requests through the opened listeners."""
         if not self.is_opened(request):
             return await handler(request)
-        address = request.remote or ""
+        address = address_key(request.remote or "")
         if self._at_once[address] >= self.limits.requests_at_once:
             return _too_many("too many connections from your address at once")
         if not self._take_token(address):

@@ -38,9 +38,9 @@ from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
 from engine.games import GAMES
 from engine.house import STANDARD, HouseRules
+from netplay.addresses import address_key
 from netplay.messages import ProtocolError
 from netplay.relay.client import RelayConnection
-from netplay.relay.guard import address_key
 from netplay.relay.wire import format_room_code, parse_room_code
 from netplay.table.opened import OPENED_ADDRESS
 

@@ -17,6 +17,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from netplay.addresses import address_key
 from netplay.messages import PROTOCOL_VERSION
 from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
@@ -27,7 +28,7 @@ from netplay.relay.client import (
     RelayUnreachable,
     client_tls,
 )
-from netplay.relay.guard import ThrottleFilter, TokenBucket, address_key
+from netplay.relay.guard import ThrottleFilter, TokenBucket
 from netplay.relay.server import RelayLimits, RunningRelay, start_relay, tls_context
 
 # Waits that only a broken relay gets near; nothing here asserts how long anything took.
