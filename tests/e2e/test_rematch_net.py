@@ -168,8 +168,7 @@ async def test_a_person_at_a_server_table_offers_a_rematch_over_ssh(
     server = await serve("--turn-seconds", "0.2", "--bot-speed", "0.01")
     alice = players()
     await alice.login(server, "alice")
-    await alice.type("n")
-    await alice.see("New table")
+    await alice.open_new_table_dialog()
     await alice.type("h")
     await asyncio.sleep(1)  # the field takes the keys once it has the focus, as a person sees
     await alice.type("target=1")

@@ -169,13 +169,18 @@ class Player(SSHTmux):
 
     async def new_table(self, *cycle_keys: str, expect: str) -> None:
         """Open a new table, cycling the dialog's choices with keys until expect describes it."""
-        await self.type("n")
-        await self.see("New table")
+        await self.open_new_table_dialog()
         for key in cycle_keys:
             await self.type(key)
         await self.see(re.escape(expect))
         await self.type("Enter")
         await self.see("Your hand")
+
+    async def open_new_table_dialog(self) -> None:
+        """Press n in the lobby and wait for the dialog (the lobby's footer says "New table" too,
+        so keys sent on seeing that could reach the lobby, where enter joins a table)."""
+        await self.type("n")
+        await self.see(r"Create \(⏎\)")
 
     async def leave_table(self) -> None:
         """Leave the table with q and y; the dealer keeps it (a bot plays the seat)."""
@@ -438,8 +443,7 @@ async def test_serve_tables_take_house_rules(serve: ServerMaker, players: Callab
     alice, bob = players(), players()
     await alice.login(server, "alice")
     await alice.see(r"Zodiak +1/3 .*target=30")
-    await alice.type("n")
-    await alice.see("New table")
+    await alice.open_new_table_dialog()
     await alice.type("g")  # Hekata for 2, 1 bot
     await alice.type("h")
     await asyncio.sleep(1)  # the field takes the keys once it has the focus, as a person sees
