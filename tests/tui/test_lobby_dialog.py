@@ -1,4 +1,5 @@
-"""The SSH lobby's new-table dialog: cancelling it starts nothing that could cancel a seat.
+"""The SSH lobby's new-table dialog: its keys keep answering, and cancelling it starts nothing
+that could cancel a seat.
 
 Opening a table and taking a seat share one exclusive worker group ("sit"), so starting one
 cancels the other. The dialog's cancel used to start the create worker too (with no table),
@@ -7,14 +8,20 @@ its lobby and tables client, against the real tables API on loopback."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
+import pytest
 from aiohttp import web
+from textual.widgets import Select, Static
 
 from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
 from tui.screens.lobby import LobbyScreen, NewTableDialog
 from tui.ssh_entry import ServerApp
 
 
-async def test_cancelling_the_new_table_dialog_starts_no_seat_or_table_worker() -> None:
+@pytest.fixture
+async def tables_url() -> AsyncIterator[str]:
+    """A real tables API on loopback, as `cardtui serve` runs it for its sessions."""
     api = web.Application()
     add_table_routes(api, TablesService(TableLimits()))
     runner = web.AppRunner(api, shutdown_timeout=0.5)
@@ -23,17 +30,81 @@ async def test_cancelling_the_new_table_dialog_starts_no_seat_or_table_worker() 
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     try:
-        app = ServerApp(TablesClient(f"http://127.0.0.1:{port}"), "Me")
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            assert isinstance(app.screen, LobbyScreen)
-            await pilot.press("n")
-            await pilot.pause()
-            assert isinstance(app.screen, NewTableDialog)
-            await pilot.press("escape")
-            await pilot.pause()
-            assert isinstance(app.screen, LobbyScreen)
-            started = [w.name for w in app.workers if w.group == "sit"]
-            assert started == [], f"cancelling the dialog started {started}"
+        yield f"http://127.0.0.1:{port}"
     finally:
         await runner.cleanup()
+
+
+async def test_cancelling_the_new_table_dialog_starts_no_seat_or_table_worker(
+        tables_url: str) -> None:
+    app = ServerApp(TablesClient(tables_url), "Me")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, NewTableDialog)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        started = [w.name for w in app.workers if w.group == "sit"]
+        assert started == [], f"cancelling the dialog started {started}"
+
+
+def chosen(dialog: NewTableDialog) -> tuple[object, ...]:
+    """The dialog's four choices and the line that describes them."""
+    values = tuple(dialog.query_one(f"#{name}", Select).value
+                   for name in ("game", "players", "bots", "kind"))
+    return (*values, str(dialog.query_one("#new-table-about", Static).render()))
+
+
+async def test_the_dialogs_keys_cycle_every_choice_and_it_keeps_answering(
+        tables_url: str) -> None:
+    """g, p, b and k in any order: each key changes its choice once. The dialog used to set its
+    choices again on each change it made itself, for ever, and then took no more keys."""
+    app = ServerApp(TablesClient(tables_url), "Me")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewTableDialog)
+        steps = [
+            ("g", ("hekata", 2, 1, "greedy", "Hekata for 2: you, 1 greedy bot.")),
+            ("p", ("hekata", 4, 1, "greedy",
+                   "Hekata for 4: you and 2 more people, 1 greedy bot.")),
+            ("k", ("hekata", 4, 1, "random",
+                   "Hekata for 4: you and 2 more people, 1 random bot.")),
+            ("k", ("hekata", 4, 1, "expert",
+                   "Hekata for 4: you and 2 more people, 1 expert bot.")),
+            ("b", ("hekata", 4, 2, "expert",
+                   "Hekata for 4: you and 1 more person, 2 expert bots.")),
+            ("g", ("zodiak", 4, 2, "expert",
+                   "Zodiak for 4: you and 1 more person, 2 expert bots.")),
+            ("p", ("zodiak", 2, 1, "expert", "Zodiak for 2: you, 1 expert bot.")),
+            ("k", ("zodiak", 2, 1, "greedy", "Zodiak for 2: you, 1 greedy bot.")),
+        ]
+        for key, expected in steps:
+            await pilot.press(key)
+            await pilot.pause()
+            assert chosen(dialog) == expected, key
+
+
+async def test_choosing_players_in_the_drop_down_offers_the_bots_that_leave_a_seat(
+        tables_url: str) -> None:
+    app = ServerApp(TablesClient(tables_url), "Me")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewTableDialog)
+        dialog.query_one("#players", Select).focus()
+        await pilot.press("space", "down", "down", "enter")  # open; 2 -> 3 -> 4 players
+        await pilot.pause()
+        assert chosen(dialog)[:3] == ("zodiak", 4, 1)
+        bots = dialog.query_one("#bots", Select)
+        bots.focus()
+        await pilot.press("space", "down", "down", "enter")
+        await pilot.pause()
+        assert chosen(dialog) == ("zodiak", 4, 3, "greedy", "Zodiak for 4: you, 3 greedy bots.")

@@ -86,15 +86,18 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
 
     def _set_choices(self, game: str, players: int, bots: int) -> None:
         """Offer the seat counts game allows and the bot counts that leave a seat for you."""
-        self.query_one("#game", Select).value = game
         seats = GAMES[game].players
         players = players if players in seats else seats[0]
         players_select = self.query_one("#players", Select)
-        players_select.set_options([(str(n), n) for n in seats])
-        players_select.value = players
         bots_select = self.query_one("#bots", Select)
-        bots_select.set_options([(str(n), n) for n in range(players)])
-        bots_select.value = min(bots, players - 1)
+        # Without prevent, each value set here came back as a Select.Changed that set them
+        # again, for ever: the dialog stopped answering keys (g, p or k pressed in turn).
+        with self.prevent(Select.Changed):
+            self.query_one("#game", Select).value = game
+            players_select.set_options([(str(n), n) for n in seats])
+            players_select.value = players
+            bots_select.set_options([(str(n), n) for n in range(players)])
+            bots_select.value = min(bots, players - 1)
         people = players - bots_select.value
         self.query_one("#new-table-about", Static).update(
             f"{GAMES[game].title} for {players}: you"
@@ -117,9 +120,8 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         return replace(self.seats(), house=self.query_one("#house", HouseRulesInput).rules())
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        chosen = self.seats()
-        if event.select.id in ("game", "players", "kind"):
-            self._set_choices(chosen.game, chosen.players, chosen.bots)
+        chosen = self.seats()  # every choice changes the line that describes them
+        self._set_choices(chosen.game, chosen.players, chosen.bots)
 
     def action_cycle(self, name: str) -> None:
         chosen = self.seats()
