@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from engine.bots import GreedyBot
 from engine.errors import IllegalMove
@@ -49,6 +49,7 @@ from tui.appapi import card_app
 from tui.literal import literal
 from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.help import HelpScreen
+from tui.widgets.bars import card_header
 from tui.widgets.gamelog import MAX_LINES, GameLog
 from tui.widgets.hand import CardRow
 from tui.widgets.players import Players, TableState, score_text
@@ -120,7 +121,7 @@ class GameScreen(Screen[None]):
     # -- layout -------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="♠" if not self.ascii_only else "*")
+        yield card_header(self.ascii_only)
         with Horizontal(id="body"):
             with Vertical(id="main"):
                 with Horizontal(id="top"):

@@ -9,12 +9,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Select, Static, Switch
+from textual.widgets import Button, DataTable, Footer, Input, Label, Select, Static, Switch
 
 from engine.errors import IllegalMove
 from engine.games import GAMES
 from engine.house import STANDARD, HouseRules
 from netplay.relay.lan import LanBrowser, LanTable
+from tui.widgets.bars import card_header
 from tui.widgets.house import HouseRulesInput
 
 DEFAULT_PORT = 7777
@@ -126,7 +127,7 @@ class JoinScreen(Screen[list[str] | None]):
         self.browser: LanBrowser | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield card_header(self.app.has_class("-ascii"))
         with Vertical(id="join"):
             yield Static("Tables on your local network (enter joins)", id="join-title")
             yield DataTable(id="lan-tables", cursor_type="row", zebra_stripes=True)

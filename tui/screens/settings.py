@@ -10,11 +10,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static, Switch
+from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from engine.errors import IllegalMove
 from engine.zodiak import SIGNS
 from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, HEKATA_ORDERS, Settings, load_stats
+from tui.widgets.bars import card_header
 
 
 class SettingsScreen(Screen[Settings | None]):
@@ -32,7 +33,7 @@ class SettingsScreen(Screen[Settings | None]):
 
     def compose(self) -> ComposeResult:
         s = self.settings
-        yield Header()
+        yield card_header(self.app.has_class("-ascii"))
         with VerticalScroll(id="settings"):
             yield Static("Settings (kept for next time)", id="settings-title")
             yield from self._field("Your name", Input(s.name, placeholder="your login name",

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
@@ -19,6 +19,7 @@ from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.appapi import card_app
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
+from tui.widgets.bars import card_header
 from tui.widgets.house import HouseRulesInput
 
 BOT_LABELS = {"greedy": "Greedy (quick, easy to beat)", "random": "Random (any legal move)",
@@ -48,7 +49,7 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         d = self.defaults = self._with_settings(self.defaults)
-        yield Header()
+        yield card_header(self.ascii_only)
         # Every field is one line (compact), so all of them and the buttons fit 80x24.
         with Vertical(id="start", classes="compact-form"):
             yield Static("Play cards against bots", id="start-title")

@@ -10,7 +10,12 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Static
+from textual.widgets import Header, Static
+
+
+def card_header(ascii_only: bool) -> Header:
+    """Textual's Header with cardtui's icon on every screen: a spade, or * in plain ASCII."""
+    return Header(icon="*" if ascii_only else "♠")
 
 
 class TitleBar(Static):
