@@ -145,7 +145,8 @@ def reading_share(players: int, rounds: int = 40, samples: int = 10) -> float:
 
 def _oracle_bot(know: str, players: int, seed: int, playouts: int) -> Any:
     """An expert whose sampled deals hold the real hands of `know` ("all" opponents, the
-    "next" seat only, or "none": every hidden card at random, no reading), the stock shuffled;
+    "two" seats after it, the "next" seat only, or "none": every hidden card at random, no
+    reading), the stock shuffled;
     set its `real` to the round before asking it."""
     from engine.expert import ExpertBot
     from engine.playout import FastZodiak, bits
@@ -159,8 +160,8 @@ def _oracle_bot(know: str, players: int, seed: int, playouts: int) -> Any:
             super().__init__(view)
             self.real = real
             me = self.seat
-            self.unknown = [s for s in range(players) if s != me
-                            and (know == "none" or know == "next" and s != (me + 1) % players)]
+            known = {"all": players - 1, "two": 2, "next": 1, "none": 0}[know]
+            self.unknown = [(me + k) % players for k in range(1 + known, players)]
 
         def sample(self, rng: random.Random) -> FastZodiak:
             world = FastZodiak.from_round(self.real, rng)
@@ -307,8 +308,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--oracle", type=int, metavar="ROUNDS",
                         help="only play ROUNDS 4-player Zodiak rounds with an expert that is"
                         " dealt the real hands (--playouts a move) and print its wins")
-    parser.add_argument("--know", choices=("all", "next", "none"), default="all",
-                        help="with --oracle: the real hands of all opponents, of the next seat"
+    parser.add_argument("--know", choices=("all", "two", "next", "none"), default="all",
+                        help="with --oracle: the real hands of all opponents, of the two seats"
+                        " after it, of the next seat"
                         " only, or of nobody (every hidden card dealt at random, no reading)")
     parser.add_argument("--compare", type=int, metavar="ROUNDS",
                         help="only play ROUNDS 4-player Zodiak rounds, one expert against three"
