@@ -20,6 +20,7 @@ from tui.settings import Settings, load_settings, record_match, record_trick, sa
 
 if TYPE_CHECKING:
     from tui.appapi import CardAppAPI
+    from tui.screens.netstart import JoinFailure
 
 # The one place in the app that names each game's screen.
 GAME_SCREENS: dict[str, tuple[str, str]] = {
@@ -51,7 +52,8 @@ class CardApp(App[str | None]):
 
     def __init__(self, session: GameSession | None = None, *, ascii_only: bool = False,
                  pace: float = 0.0, defaults: MatchOptions | None = None,
-                 settings: Settings | None = None) -> None:
+                 settings: Settings | None = None,
+                 join_failure: JoinFailure | None = None) -> None:
         super().__init__()
         self.session = session
         self.settings = settings if settings is not None else load_settings()
@@ -59,6 +61,7 @@ class CardApp(App[str | None]):
         self.set_class(self.ascii_only, "-ascii")
         self.pace = pace
         self.defaults = defaults
+        self.join_failure = join_failure  # why the last Join from the start screen failed
         # A `cardtui` command line to run once this app ends (host or join, chosen at the start).
         self.next_command: list[str] | None = None
         # Where the join screen looks for tables: every interface, or those listed (tests: loopback).
@@ -83,7 +86,7 @@ class CardApp(App[str | None]):
         else:
             from tui.screens.start import StartScreen
 
-            self.push_screen(StartScreen(self.defaults, self.ascii_only))
+            self.push_screen(StartScreen(self.defaults, self.ascii_only, self.join_failure))
 
     def watch_theme(self, theme: str) -> None:
         # A theme chosen with F9 or in the settings is the theme next time. (The theme set as the

@@ -8,6 +8,7 @@ import getpass
 import hashlib
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import aiohttp
@@ -86,26 +87,8 @@ def seat_file_for(url: str, room: str | None, name: str) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Join and play (with the app, or as a bot) until the match ends."""
-    room: str | None
-    try:
-        if args.relay:
-            url, room = relay_url(args.relay), parse_room_code(args.target)
-        else:
-            url = relay_url(args.target)
-            room = parse_room_code(args.room) if args.room else None
-        tls = client_tls(args.ca_file) if args.ca_file or url.startswith("wss:") else None
-    except (ValueError, OSError) as exc:
-        say(str(exc))
-        return 2
-    name = args.name or getpass.getuser()
-    seat_file = args.seat_file or seat_file_for(url, room, name)
-    session = RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
-                            identity_path=seat_file, result_path=args.result, tls=tls,
-                            watch=args.watch, expect=args.expect,
-                            allow_trusted=args.allow_trusted_dealer)
-    if args.bot and ((args.think is not None and not args.think > 0)
-                     or (args.playouts is not None and args.playouts < 1)):
-        say("--think is seconds (more than 0), --playouts at least 1")
+    session = seat_session(args, say)
+    if session is None:
         return 2
     try:
         if args.bot:
@@ -115,12 +98,63 @@ def run(args: argparse.Namespace) -> int:
         return 130
 
 
+def seat_session(args: argparse.Namespace,
+                 report: Callable[[str], None]) -> RemoteSession | None:
+    """The session the command line describes, or None once `report` was told what is wrong."""
+    room: str | None
+    try:
+        if args.relay:
+            url, room = relay_url(args.relay), parse_room_code(args.target)
+        else:
+            url = relay_url(args.target)
+            room = parse_room_code(args.room) if args.room else None
+        tls = client_tls(args.ca_file) if args.ca_file or url.startswith("wss:") else None
+    except (ValueError, OSError) as exc:
+        report(str(exc))
+        return None
+    if args.bot and ((args.think is not None and not args.think > 0)
+                     or (args.playouts is not None and args.playouts < 1)):
+        report("--think is seconds (more than 0), --playouts at least 1")
+        return None
+    name = args.name or getpass.getuser()
+    seat_file = args.seat_file or seat_file_for(url, room, name)
+    return RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
+                         identity_path=seat_file, result_path=args.result, tls=tls,
+                         watch=args.watch, expect=args.expect,
+                         allow_trusted=args.allow_trusted_dealer)
+
+
+def join_from_start_screen(args: argparse.Namespace) -> tuple[int, str | None]:
+    """Join as the start screen's Join chose; the exit status, and the reason when no seat
+    was taken (the start screen then opens again with it: a typo must not end the program)."""
+    said: list[str] = []
+
+    def report(line: str) -> None:
+        said.append(line)
+        say(line)  # the terminal between the two apps shows the tries as they happen
+
+    session = seat_session(args, report)
+    if session is None:
+        return 2, said[-1]
+
+    async def join_and_play() -> tuple[int, str | None]:
+        session.after_match = True
+        if status := await take_seat(session, report):
+            return status, said[-1] if said else "could not take a seat"
+        return await play_seated(session, args.ascii), None
+
+    try:
+        return asyncio.run(join_and_play())
+    except KeyboardInterrupt:
+        return 130, None
+
+
 def say(line: str) -> None:
     """One line on stderr, for the person who typed the command."""
     print(f"cardtui join: {line}", file=sys.stderr, flush=True)
 
 
-async def take_seat(session: RemoteSession) -> int:
+async def take_seat(session: RemoteSession, report: Callable[[str], None] = say) -> int:
     """Connect and wait for the host's welcome, retrying where that can help; 0 if it worked,
     else the exit status (1: no table; 2: not the table `--expect` names).
 
@@ -135,26 +169,26 @@ async def take_seat(session: RemoteSession) -> int:
                 if exc.code not in RETRY_CODES or attempt == JOIN_TRIES:
                     raise
                 delay = min(2 ** (attempt - 1), 8)
-                say(f"{exc.message}; trying again in {delay} s (try {attempt} of {JOIN_TRIES})")
+                report(f"{exc.message}; trying again in {delay} s (try {attempt} of {JOIN_TRIES})")
                 await asyncio.sleep(delay)
         await session.wait_seated(WELCOME_SECONDS)
         if session.refused is None:
             return 0
-        say(session.refused)
+        report(session.refused)
         await session.close()
         return 2
     except RelayRefused as exc:
-        say(f"the relay refused: {exc.message} ({exc.code})")
+        report(f"the relay refused: {exc.message} ({exc.code})")
     except RelayUnreachable as exc:
-        say(str(exc))
+        report(str(exc))
     except RelayClosed as exc:
-        say(f"the relay closed the connection{f' ({exc.close_code})' if exc.close_code else ''}")
+        report(f"the relay closed the connection{f' ({exc.close_code})' if exc.close_code else ''}")
     except ProtocolError as exc:
-        say(f"{session.url} does not speak the cardtui relay protocol: {exc.message}")
+        report(f"{session.url} does not speak the cardtui relay protocol: {exc.message}")
     except TimeoutError:
-        say(f"the room is open but its host did not answer within {WELCOME_SECONDS:g} s")
+        report(f"the room is open but its host did not answer within {WELCOME_SECONDS:g} s")
     except (ConnectionError, OSError, aiohttp.ClientError) as exc:
-        say(f"cannot reach {session.url}: {exc}")
+        report(f"cannot reach {session.url}: {exc}")
     await session.close()
     return 1
 
@@ -241,12 +275,17 @@ def rematch_offerer(event: RematchOffered) -> str:
 async def run_seat_app(session: RemoteSession, *, ascii_only: bool = False,
                        join_hint: str = "") -> int:
     """Open the app for a seat at a networked table."""
-    from tui.app import CardApp
-
     session.extra["join_hint"] = join_hint
     session.after_match = True  # the table may offer a rematch; leaving closes the session
     if status := await take_seat(session):
         return status
+    return await play_seated(session, ascii_only)
+
+
+async def play_seated(session: RemoteSession, ascii_only: bool) -> int:
+    """Play a seat already taken in the app; the exit status."""
+    from tui.app import CardApp
+
     try:
         await CardApp(session, ascii_only=ascii_only).run_async()
     finally:

@@ -6,6 +6,7 @@ import argparse
 import getpass
 import importlib
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engine.errors import IllegalMove, RecordError
@@ -109,24 +110,45 @@ def run(args: argparse.Namespace) -> int:
 def run_start_screen(ascii_only: bool = False) -> int:
     """`cardtui` with no arguments: choose the game, players, name and sign, then play."""
     from tui.app import CardApp
+    from tui.commands.join import join_from_start_screen
+    from tui.screens.netstart import JoinFailure
 
     defaults = MatchOptions(ZODIAK.name, ZODIAK.default_players, default_name(), sign_of_today())
-    app = CardApp(defaults=defaults, ascii_only=ascii_only, pace=load_settings().speed)
-    status = _run_app(app)
-    if app.next_command:
-        return run_command([*app.next_command, *(["--ascii"] if ascii_only else [])])
-    return status
+    failure: JoinFailure | None = None
+    while True:
+        app = CardApp(defaults=defaults, ascii_only=ascii_only, pace=load_settings().speed,
+                      join_failure=failure)
+        status = _run_app(app)
+        if not app.next_command:
+            return status
+        argv = [*app.next_command, *(["--ascii"] if ascii_only else [])]
+        if argv[0] != "join":
+            return run_command(argv)
+        args = command_arguments(argv)
+        status, reason = join_from_start_screen(args)
+        if reason is None:
+            return status
+        # No seat taken (a typo, nobody at that address): back to the Join screen, saying why.
+        failure = JoinFailure(args.target, reason)
+        defaults = replace(defaults, name=args.name or defaults.name,
+                           sign=args.sign or defaults.sign)
 
 
-def run_command(argv: list[str]) -> int:
-    """Run `cardtui host` or `cardtui join` as chosen on the start screen."""
+def command_arguments(argv: list[str]) -> argparse.Namespace:
+    """`cardtui host` or `cardtui join`'s arguments, as the start screen chose them."""
     name, rest = argv[0], argv[1:]
     if name not in ("host", "join"):
         raise ValueError(f"the start screen cannot hand over to {name!r}")
     module = importlib.import_module(f"tui.commands.{name}")
     parser = argparse.ArgumentParser(prog=f"cardtui {name}", description=module.HELP)
     module.add_arguments(parser)
-    return int(module.run(parser.parse_args(rest)) or 0)
+    return parser.parse_args(rest)
+
+
+def run_command(argv: list[str]) -> int:
+    """Run `cardtui host` or `cardtui join` as chosen on the start screen."""
+    module = importlib.import_module(f"tui.commands.{argv[0]}")
+    return int(module.run(command_arguments(argv)) or 0)
 
 
 def _run_app(app: CardApp) -> int:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -113,6 +115,14 @@ class HostSetup(ModalScreen[list[str] | None]):
         self.action_host() if event.button.id == "host" else self.action_cancel()
 
 
+@dataclass(frozen=True)
+class JoinFailure:
+    """Why joining `target` from the Join screen took no seat, to show when it opens again."""
+
+    target: str
+    reason: str
+
+
 class JoinScreen(Screen[list[str] | None]):
     """Tables announced on the LAN, kept up to date, and a field to type an address instead."""
 
@@ -120,10 +130,12 @@ class JoinScreen(Screen[list[str] | None]):
         Binding("escape", "cancel", "Back"),
     ]
 
-    def __init__(self, name: str, sign: str, interfaces: list[str] | None = None) -> None:
+    def __init__(self, name: str, sign: str, interfaces: list[str] | None = None,
+                 failure: JoinFailure | None = None) -> None:
         super().__init__()
         self.player_name, self.sign = name, sign
         self.interfaces = interfaces
+        self.failure = failure
         self.browser: LanBrowser | None = None
 
     def compose(self) -> ComposeResult:
@@ -134,7 +146,8 @@ class JoinScreen(Screen[list[str] | None]):
             yield Static("Looking for tables…", id="lan-status")
             with Horizontal(classes="field"):
                 yield Label("Or type", classes="field-label")
-                yield Input(placeholder="HOST:PORT, e.g. 192.168.1.20:7777", id="join-address")
+                yield Input(placeholder="HOST:PORT, e.g. 192.168.1.20:7777", id="join-address",
+                            select_on_focus=False)  # keys typed on the list carry on here
             yield Static("", id="join-error")
         yield Footer()
 
@@ -150,7 +163,22 @@ class JoinScreen(Screen[list[str] | None]):
             self.browser = None
             self.query_one("#lan-status", Static).update(
                 Text(f"Cannot look for tables here ({exc}); type the host's address."))
-        self.query_one("#join-address", Input).focus() if self.browser is None else table.focus()
+        address = self.query_one("#join-address", Input)
+        if self.failure is not None:  # the address typed last, and why it took no seat
+            address.value = self.failure.target
+            self.query_one("#join-error", Static).update(
+                Text(f"Could not join {self.failure.target}: {self.failure.reason}"))
+        address.focus() if self.browser is None or self.failure is not None else table.focus()
+
+    def on_key(self, event: events.Key) -> None:
+        # The list has the focus, so that enter joins a table heard; an address typed there
+        # goes to the address field instead of nowhere.
+        table = self.query_one("#lan-tables", DataTable)
+        if table.has_focus and event.is_printable and event.character and event.character != " ":
+            address = self.query_one("#join-address", Input)
+            address.focus()
+            address.insert_text_at_cursor(event.character)
+            event.stop()
 
     async def on_unmount(self) -> None:
         if self.browser is not None:

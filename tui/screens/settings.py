@@ -31,6 +31,9 @@ class SettingsScreen(Screen[Settings | None]):
         self.settings = settings
         self.themes = themes
 
+    def on_mount(self) -> None:
+        self.query_one("#set-name", Input).focus()  # typing goes somewhere from the first key
+
     def compose(self) -> ComposeResult:
         s = self.settings
         yield card_header(self.app.has_class("-ascii"))

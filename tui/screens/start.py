@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -21,6 +21,9 @@ from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
 from tui.widgets.bars import card_header
 from tui.widgets.house import HouseRulesInput
+
+if TYPE_CHECKING:
+    from tui.screens.netstart import JoinFailure
 
 BOT_LABELS = {"greedy": "Greedy (quick, easy to beat)", "random": "Random (any legal move)",
               "expert": "Expert (searches up to a second a move)"}
@@ -42,10 +45,12 @@ class StartScreen(Screen[None]):
         Binding("escape", "app.quit", "Quit"),
     ]
 
-    def __init__(self, defaults: MatchOptions | None, ascii_only: bool = False) -> None:
+    def __init__(self, defaults: MatchOptions | None, ascii_only: bool = False,
+                 join_failure: JoinFailure | None = None) -> None:
         super().__init__()
         self.defaults = defaults or MatchOptions(ZODIAK.name, ZODIAK.default_players)
         self.ascii_only = ascii_only
+        self.join_failure = join_failure
 
     def compose(self) -> ComposeResult:
         d = self.defaults = self._with_settings(self.defaults)
@@ -118,6 +123,8 @@ class StartScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#game", Select).focus()
+        if self.join_failure is not None:
+            self.action_join(self.join_failure)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id != "game":
@@ -211,13 +218,13 @@ class StartScreen(Screen[None]):
         self.app.push_screen(HostSetup(options.game, options.name.strip(), options.sign,
                                        options.house), self._run_command)
 
-    def action_join(self) -> None:
+    def action_join(self, failure: JoinFailure | None = None) -> None:
         from tui.screens.netstart import JoinScreen
 
         name = self.query_one("#name", Input).value.strip()
         sign = str(self.query_one("#sign", Select).value)
-        self.app.push_screen(JoinScreen(name, sign, getattr(self.app, "lan_interfaces", None)),
-                             self._run_command)
+        self.app.push_screen(JoinScreen(name, sign, getattr(self.app, "lan_interfaces", None),
+                                        failure), self._run_command)
 
     def _run_command(self, command: list[str] | None) -> None:
         # The network commands own the terminal themselves: this app ends and hands over.
