@@ -148,7 +148,7 @@ class CardApp(App[str | None]):
         return isinstance(session, LocalMatch)
 
     def rematch(self) -> None:
-        """A new match with the same seats, names and signs, freshly dealt."""
+        """A new match with the same seats, names, signs and house rules, freshly dealt."""
         from netplay.seat.remote import RemoteSession
         from netplay.session.local import LocalMatch
 
@@ -164,7 +164,8 @@ class CardApp(App[str | None]):
             return
         assert isinstance(old, LocalMatch)
         self.play(LocalMatch.new(old.game, list(old.seats), my_seat=old.my_seat or 0,
-                                 delay=old.delay, save_path=old.save_path))
+                                 delay=old.delay, save_path=old.save_path,
+                                 house=old.match.house, think=old.think))
 
     def play(self, session: GameSession) -> None:
         """Show the game screen for `session` in place of whatever is showing."""

@@ -38,7 +38,8 @@ def fresh_app(game: str, players: int, seed: int, sign: str = "leo") -> CardApp:
 
 
 def app_from_deal(game: str, seats: list[dict[str, Any]], dealer: int, deal: dict[str, Any],
-                  delay: float = 0.0, scores: list[int] | None = None) -> CardApp:
+                  delay: float = 0.0, scores: list[int] | None = None,
+                  house: str | None = None) -> CardApp:
     """An app whose match resumes a round that starts from a chosen deal (a game record)."""
     record = {
         "game": game,
@@ -46,6 +47,7 @@ def app_from_deal(game: str, seats: list[dict[str, Any]], dealer: int, deal: dic
                   for s in seats],
         "dealer": dealer, "deal": deal, "moves": [],
         **({"scores": scores} if scores is not None else {}),
+        **({"house": house} if house is not None else {}),
         "cardtui": {"seats": seats, "my_seat": 0, "seed": 7, "moves_made": 0,
                     "rounds_played": 0},
     }

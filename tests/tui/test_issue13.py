@@ -180,6 +180,23 @@ async def test_a_won_match_offers_a_rematch_with_the_same_seats() -> None:
     assert stats.played == {"zodiak": 1} and stats.won == {"zodiak": 1}
 
 
+async def test_a_rematch_keeps_the_house_rules() -> None:
+    """A match to 5 (`--house target=5`) is played again to 5, not to the game's 55."""
+    app = app_from_deal("zodiak", SEATS, 1, {
+        "hands": [["7H"], ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
+        "pile": ["2H"], "stock": ["4D", "5H"]}, house="target=5")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # 7H goes out: more than 5 points
+        assert isinstance(await settle(pilot), MatchResult)
+        old = app.session
+        await pilot.press("r")
+        await settle(pilot)
+        assert app.session is not old
+        assert str(app.session.match.house) == "target=5"
+        assert app.sub_title.endswith("first to 5"), app.sub_title
+
+
 # -- 8: back from the trick builder -------------------------------------------------------------
 
 
