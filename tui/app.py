@@ -162,7 +162,7 @@ class CardApp(App[str | None]):
                 self.run_worker(old.offer_rematch())
                 self.notify("Rematch offered: it starts when everyone has accepted.", timeout=4)
             return
-        assert isinstance(old, LocalMatch)
+        assert isinstance(old, LocalMatch) and old.match is not None  # a match just ended
         self.play(LocalMatch.new(old.game, list(old.seats), my_seat=old.my_seat or 0,
                                  delay=old.delay, save_path=old.save_path,
                                  house=old.match.house, think=old.think))

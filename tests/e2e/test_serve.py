@@ -185,7 +185,7 @@ class Player(SSHTmux):
     async def leave_table(self) -> None:
         """Leave the table with q and y; the dealer keeps it (a bot plays the seat)."""
         await self.type("q")
-        await self.see("Leave the table?")
+        await self.see(r"Leave the table for the lobby\? A bot plays your seat")
         await self.type("y")
 
 

@@ -606,24 +606,30 @@ class GameScreen(Screen[None]):
         log.scroll_page_down() if direction > 0 else log.scroll_page_up()
 
     def action_quit_match(self) -> None:
+        buttons: dict[str, str] = {}
         if self.match_over:
             question = "Quit? The match is over."
         elif getattr(self.session, "save_path", None) is not None:
             question = "Quit now? The match is saved: cardtui play --resume continues it."
+        elif self.my_seat is None:
+            question = "Stop watching?"
+            buttons = {"yes": "Stop (y)", "no": "Keep watching (n)"}
+        elif getattr(self.app, "tables", None) is not None:
+            # A seat taken over SSH: the server deals, so the table goes on, even when this
+            # visitor opened it (and so is its owner).
+            question = ("Leave the table for the lobby? A bot plays your seat until you sit"
+                        " at this table again.")
+            buttons = {"yes": "Leave (y)"}
         elif getattr(self.session, "is_owner", False):
             question = ("Close the table? You are the host: the game stops for everyone"
                         " (cardtui host --resume continues it).")
-        elif self.my_seat is None:
-            question = "Stop watching?"
-        elif getattr(self.app, "tables", None) is not None:  # a seat taken over SSH
-            question = ("Leave the table for the lobby? A bot plays your seat until you sit"
-                        " at this table again.")
         else:
             question = ("Leave the table? A bot plays your seat until you come back: run the"
                         " same cardtui join command again.")
+            buttons = {"yes": "Leave (y)"}
 
         async def answer(yes: bool | None) -> None:
             if yes:
                 await card_app(self.app).leave()
 
-        self.app.push_screen(ConfirmQuit(question), answer)
+        self.app.push_screen(ConfirmQuit(question, **buttons), answer)
