@@ -20,6 +20,7 @@ from netplay.messages import ProtocolError
 from netplay.protocol import clean_name
 from netplay.relay.client import RelayRefused
 from netplay.relay.wire import format_room_code
+from netplay.seat.keyfile import SeatIdentity
 from netplay.seat.remote import RemoteSession
 from netplay.table.service import TableInfo, TablesClient
 from tui.app import CardApp
@@ -51,6 +52,7 @@ class ServerApp(CardApp):
         self.first_listing = listing
         self.player_name = name
         self.owner: bytes | None = None
+        self._identities: dict[str, SeatIdentity] = {}  # room: this visitor's seat secret there
         self._quitting = False
         # Called once the lobby is on screen (the warm process's turns).
         self.on_drawn = on_drawn
@@ -96,8 +98,12 @@ class ServerApp(CardApp):
 
     async def sit(self, room: str, *, owner: bytes | None = None, watch: bool = False) -> str | None:
         """Take a seat (or watch) at room and show its table; on failure return why, in words."""
+        # The same seat secret for every sitting at one table in this session, so that the
+        # dealer gives back the seat a bot kept while this visitor was in the lobby.
+        identity = self._identities.setdefault(room, SeatIdentity())
         session = RemoteSession(game="", url=self.tables.relay_url, room=room,
-                                name=self.player_name, owner=owner, watch=watch)
+                                name=self.player_name, owner=owner, watch=watch,
+                                identity=identity)
         session.after_match = True  # any seat may offer a rematch here; leaving closes it
         try:
             await session.start()

@@ -128,7 +128,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         """Connect, take a seat, and keep the connection alive in the background (once)."""
         if self._task is not None:
             return
-        self.identity = SeatIdentity.load(self.identity_path)
+        if self.identity_path is not None:  # else the identity given (a fresh one by default)
+            self.identity = SeatIdentity.load(self.identity_path)
         self._http = aiohttp.ClientSession()
         try:
             await self._connect()

@@ -265,6 +265,24 @@ async def test_play_against_a_bot_resize_and_quit(serve: ServerMaker,
     await alice.see("EXIT=0")
 
 
+async def test_a_player_who_leaves_for_the_lobby_gets_the_seat_back(
+        serve: ServerMaker, players: Callable[[], Player]) -> None:
+    """The quit question promises that a bot plays the seat until the player sits at the table
+    again: back from the lobby, the player takes that seat, not a watcher's place (each
+    sitting used to present a new seat secret, which the dealer could not tell was the same
+    player's)."""
+    server = await serve("--bot-speed", "5")  # the match is still on when alice comes back
+    alice = players()
+    await alice.login(server, "alice")
+    await alice.new_table(expect="Zodiak for 2: you, 1 greedy bot.")
+    await alice.leave_table()
+    await alice.see(r"Zodiak +2/2 +0 +0 +playing")
+    await alice.type("Enter")
+    screen = await alice.see(r"alice \(you\)")
+    assert "you are watching" not in screen and "(away)" not in screen, screen
+    await alice.see(r"\d cards")  # her hand, dealt before she left, is hers again
+
+
 async def test_two_ssh_players_play_each_other(serve: ServerMaker,
                                                players: Callable[[], Player]) -> None:
     server = await serve()

@@ -189,6 +189,7 @@ class LobbyScreen(Screen[None]):
         # A listing and its version fetched before the app started: shown in the first frame.
         self._prefetched = listing
         self._first_listing = True
+        self._status_kept = False
         self._shown: tuple[TableInfo, ...] | None = None  # the listing on screen, if any
         self._resumed = False
 
@@ -281,8 +282,9 @@ class LobbyScreen(Screen[None]):
             widget.move_cursor(row=waiting)
         self._first_listing = not tables
         count = len(tables)
-        self.set_status("No tables yet: press n to open one." if not count else
-                        f"{count} table{'s' if count != 1 else ''}.")
+        if not self._status_kept:  # why the player's table or seat was refused stays
+            self.set_status("No tables yet: press n to open one." if not count else
+                            f"{count} table{'s' if count != 1 else ''}.")
 
     def highlighted_room(self) -> str | None:
         """Return the room code of the highlighted row, if there is one."""
@@ -291,13 +293,17 @@ class LobbyScreen(Screen[None]):
             return None
         return str(widget.coordinate_to_cell_key(widget.cursor_coordinate).row_key.value)
 
-    def set_status(self, text: str, error: bool = False) -> None:
-        """Show text under the listing, in the error colour if error."""
+    def set_status(self, text: str, error: bool = False, kept: bool = False) -> None:
+        """Show text under the listing, in the error colour if error; a `kept` line stays
+        until the player's next action, not only until the listing changes."""
         status = self.query_one("#lobby-status", Static)
         status.update(literal(text))
         status.set_class(error, "-error")
+        self._status_kept = kept
 
     def action_new_table(self) -> None:
+        self._status_kept = False  # a refusal shown stays until the player tries again
+
         def chosen(request: TableRequest | None) -> None:
             # Only a table to open starts a worker: one in the "sit" group cancels the seat
             # being taken, which a cancelled dialog must leave alone.
@@ -313,7 +319,7 @@ class LobbyScreen(Screen[None]):
             room, owner = await self.client.create(request.game, request.players, request.bots,
                                                    request.bot_kind, request.house)
         except (OSError, aiohttp.ClientError, ValueError) as exc:
-            self.set_status(f"Could not open a table: {exc}", error=True)
+            self.set_status(f"Could not open a table: {exc}", error=True, kept=True)
             return
         # Only a table that waits for other people has anything to start early.
         waits = request.players - request.bots > 1
@@ -329,7 +335,8 @@ class LobbyScreen(Screen[None]):
     async def _sit_highlighted(self, watch: bool) -> None:
         room = self.highlighted_room()
         if room is None:
-            self.set_status("There is no table to join yet: press n to open one.", error=True)
+            self.set_status("There is no table to join yet: press n to open one.", error=True,
+                            kept=True)
             return
         await self.sit(parse_room_code(room), watch=watch)
 
@@ -338,4 +345,4 @@ class LobbyScreen(Screen[None]):
         self.set_status("Taking a seat…" if not watch else "Joining as a watcher…")
         problem = await lobby_app(self.app).sit(room, owner=owner, watch=watch)
         if problem:
-            self.set_status(problem, error=True)
+            self.set_status(problem, error=True, kept=True)
