@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Self
+
+from rich.console import RenderableType
 from textual.widgets import RichLog
 
 from tui.literal import literal
@@ -16,6 +19,19 @@ class GameLog(RichLog, can_focus=False):
         # min_width=1: RichLog's default (78) would render lines wider than a side log and cut them.
         super().__init__(id=id, max_lines=MAX_LINES, wrap=True, markup=False, auto_scroll=True,
                          min_width=1)
+
+    def write(self, content: RenderableType | object, width: int | None = None,
+              expand: bool = False, shrink: bool = True, scroll_end: bool | None = None,
+              animate: bool = False) -> Self:
+        """Write a line; while the log is hidden (no width), keep it until it is shown again."""
+        if not self.size.width:
+            # RichLog would wrap the line to its minimum width, one character a row, for good;
+            # with the size unknown it holds the line and writes it at the next resize.
+            self._size_known = False
+        super().write(content, width, expand, shrink, scroll_end, animate)
+        while len(self._deferred_renders) > MAX_LINES:  # a log never shown keeps no more
+            self._deferred_renders.popleft()
+        return self
 
     def move(self, text: str, mine: bool) -> None:
         """Log a move; your own moves are bold."""
