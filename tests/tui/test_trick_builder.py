@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
@@ -124,6 +125,20 @@ async def test_typing_the_notation_builds_the_trick() -> None:
         assert 0 in builder.used()  # the laid 2 is the first 2 typed
         await pilot.press("7")
         assert "no free 7" in builder.notice
+
+
+async def test_keys_typed_faster_than_the_screen_are_applied_in_order() -> None:
+    """A fast typist (or a paste) sends `87n6n7` before the builder has handled the first key:
+    87 + 6 + 7, where the n keys used to be applied after the digits typed after them."""
+    app = BuilderApp([5, 7, 6, 6, 8], 7)
+    async with app.run_test() as pilot:
+        builder = app.query_one(TrickBuilder)
+        for key in "87n6n7":
+            app.post_message(events.Key(key, key))
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert app.confirmed == [parse_trick("87 + 6 + 7")], builder.draft
 
 
 async def test_take_key_confirms_and_escape_cancels() -> None:

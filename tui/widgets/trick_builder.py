@@ -276,6 +276,10 @@ class TrickBuilder(Widget, can_focus=True):
         Binding("h", "hint", "Hint"),
         Binding("t", "take", "Take"),
         Binding("escape", "cancel", "Cancel"),
+        # A digit key adds a free card of that digit, so typing `98+2` builds `98 + 2`. Digits
+        # are bindings like n and s, so keys typed fast are applied in the order typed (a key
+        # handler ran digits before an n typed ahead of them).
+        *(Binding(str(digit), f"add_digit({digit})", show=False) for digit in range(10)),
     ]
 
     class Confirmed(Message):
@@ -549,14 +553,9 @@ class TrickBuilder(Widget, can_focus=True):
         """Take no trick."""
         self.post_message(self.Cancelled(self))
 
-    def on_key(self, event: events.Key) -> None:
-        """Add a card by its digit."""
-        # A digit key adds a free card of that digit, so typing `98+2` builds `98 + 2`.
-        if event.character is not None and len(event.character) == 1 \
-                and event.character in "0123456789":
-            event.stop()
-            event.prevent_default()
-            self.add_digit(int(event.character))
+    def action_add_digit(self, digit: int) -> None:
+        """Add a free card showing `digit` to the current row."""
+        self.add_digit(digit)
 
     def add_digit(self, digit: int) -> None:
         """Add a free card showing `digit` to the current row, the laid card before the table's."""
