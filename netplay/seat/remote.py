@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import aiohttp
 
@@ -123,6 +123,8 @@ def dealing_line(dealing: str) -> str:
 @dataclass
 class RemoteSession(SeatFirstDeck, ClientChecks):
     """Your seat at a table served by a host through a relay (its state: netplay/seat/state.py)."""
+
+    next_round_waits: ClassVar[bool] = False
 
     async def start(self) -> None:
         """Connect, take a seat, and keep the connection alive in the background (once)."""

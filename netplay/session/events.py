@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any, ClassVar, TypeGuard
 
 from engine.hekata import HekataMove
 from engine.match import Round
@@ -133,6 +133,9 @@ def _droppable(event: Event) -> TypeGuard[Note]:
 class GameSession:
     """Base of every session: an event queue that the screen drains, and the submit/close calls."""
 
+    # Whether the next round waits for the screen to have shown this one's end (a match
+    # against bots); at a networked table it starts when the table starts it.
+    next_round_waits: ClassVar[bool] = True
     game: str
     my_seat: int | None = None
     queue: asyncio.Queue[Event] = field(default_factory=asyncio.Queue)

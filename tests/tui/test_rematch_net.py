@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from pathlib import Path
+from typing import Any
 
+import tui.app
 from engine.bots import GreedyBot
 from engine.house import HouseRules
 from netplay.relay.client import RelayConnection
@@ -127,6 +130,60 @@ async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r() -> Non
         for task in players:
             task.cancel()
         for session in (me, other):
+            await session.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+class ShowsResults(CardApp):
+    """The app, counting the round results it shows."""
+
+    CSS_PATH = str(Path(tui.app.__file__).with_name("cardtui.tcss"))  # not beside this test
+    results_shown = 0
+
+    def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+        self.results_shown += isinstance(screen, Summary)
+        return super().push_screen(screen, *args, **kwargs)
+
+
+async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_round() -> None:
+    """At a networked table the next round starts when the table starts it: a player still
+    looking at the last round's result sees the new round (and their turn) come, where the
+    dialog used to hold every event back until they pressed enter, and their turns ran out
+    behind it. It closes at the player's turn (the turn's clock runs)."""
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=2, seed=4, require_ready=True,
+                           house=HouseRules(target=500)), on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Me", sign="leo")
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    for session in (me, friend):
+        await session.start()
+        await session.wait_seated()
+    players = [asyncio.create_task(play_for(s)) for s in (me, friend)]
+    await friend.set_ready(True)
+    await me.set_ready(True)
+    app = ShowsResults(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
+            screen = app.screen
+            assert isinstance(screen, GameScreen)
+            # The seats move at once, so the result may be up for a moment only.
+            await wait_until(pilot, lambda: app.results_shown and screen.round_number >= 2
+                             and app.screen is screen,
+                             "the next round, the result closed at the player's turn", limit=60)
+            for task in players:
+                task.cancel()
+            for session in (me, friend):
+                await session.close()
+            await pilot.pause(0.2)
+    finally:
+        for task in players:
+            task.cancel()
+        for session in (me, friend):
             await session.close()
         serving.cancel()
         await conn.close()

@@ -90,6 +90,7 @@ class Summary(ModalScreen[None]):
         self.title_text = title
         self.body = body
         self.button = button
+        self._outdated = False  # asked to close while another screen was on top
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -103,6 +104,16 @@ class Summary(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def close_when_shown(self) -> None:
+        """Close now if this is the screen on top, else as soon as it is."""
+        self._outdated = True
+        if self.is_current and self.is_mounted:  # else on_screen_resume closes it
+            self.app.call_later(self.dismiss, None)
+
+    def on_screen_resume(self) -> None:
+        if self._outdated:  # dismissed from the app: a screen may not await its own dismissal
+            self.app.call_later(self.dismiss, None)
 
 
 class MatchResult(ModalScreen[str]):

@@ -106,6 +106,7 @@ class GameScreen(Screen[None]):
         self.last_move: Move | None = None
         self.sent = False
         self.match_over = False
+        self._round_summary: Summary | None = None  # a networked round's result still up
         self._last_shown = 0.0
         self.log_lines: deque[str] = deque(maxlen=MAX_LINES)  # what the logs hold, as text
         self._toasts: deque[float] = deque(maxlen=TOASTS_AT_ONCE)  # when the last ones showed
@@ -211,6 +212,15 @@ class GameScreen(Screen[None]):
         for log in self.query(GameLog):
             log.note(text) if note else log.move(text, mine)
 
+    def _close_round_summary(self) -> None:
+        """Close the last round's result if it is still up: the table has gone on to your turn
+        in the next round, and your turn's clock runs."""
+        dialog, self._round_summary = self._round_summary, None
+        if dialog is not None:
+            dialog.close_when_shown()
+            self.log_widget.scroll_end(animate=False)
+            self.notify("Your turn: the next round has started.", timeout=4)
+
     # -- the session --------------------------------------------------------
 
     @work(exclusive=True, group="session")
@@ -219,6 +229,8 @@ class GameScreen(Screen[None]):
         await self.session.start()
         async for event in self.session.events():
             await self.show_event(event)
+            if self._round_summary is not None and self.my_turn:
+                self._close_round_summary()
 
     async def show_event(self, event: Event) -> None:
         """Update the screen for one event; round and match ends wait for the player."""
@@ -262,8 +274,12 @@ class GameScreen(Screen[None]):
             self.show_view()
             if self.my_seat is None or max(event.scores, default=0) >= self.target:
                 return  # watchers are not asked to click through rounds; a won match says it all
-            await self.app.push_screen_wait(
-                Summary(summary, self.score_lines(event.scores), "Next " + self.round_word))
+            dialog = Summary(summary, self.score_lines(event.scores), "Next " + self.round_word)
+            if self.session.next_round_waits:
+                await self.app.push_screen_wait(dialog)
+            else:  # the table goes on: the next round closes the dialog (or enter does)
+                self._round_summary = dialog
+                self.app.push_screen(dialog)
             return
         elif isinstance(event, MatchEnded):
             self.match_over = True
