@@ -189,7 +189,8 @@ HEKATA: Game = _Hekata(
     "hekata", "Hekata", (2, 4), "2 or 4", default_players=4, target=hekata.GAME_TARGET,
     round_word="deal", uses_signs=False, face_up_at_start=hekata.TABLE_START, reshuffles=False,
     blurb="Hekata: lay a digit card and take table cards that add up, in a column sum, to a"
-          " multiple of 100. Partners sit opposite. First team to 10,000.")
+          " multiple of 100. Two play alone; four play as two teams, partners sitting"
+          " opposite. First to 10,000.")
 GAMES: dict[str, Game] = {game.name: game for game in (ZODIAK, HEKATA)}
 GAME_NAMES: tuple[str, ...] = tuple(GAMES)
 

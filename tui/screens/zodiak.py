@@ -117,7 +117,7 @@ class ZodiakScreen(GameScreen):
         seat, run = self.last_run
         fresh = run is self.last_move and self.last_mover is not None
         row.faces = tuple(french_face(c, self.ascii_only, fresh=fresh) for c in run.cards)
-        name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
+        name = self.seat_name(seat)
         suit = f", declaring {SUIT_NAMES[run.declared]}" if run.declared else ""
         row.border_title = literal(self.plain(f"{name} played{suit}"))
 

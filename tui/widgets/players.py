@@ -74,8 +74,9 @@ class Players(Widget):
         for seat, info in enumerate(state.seats):
             size = state.sizes[seat] if seat < len(state.sizes) else 0
             if hekata:
-                team = seat % 2 if len(state.seats) == 4 else seat
-                side = TEAM_NAMES[team] if terse else f"team {TEAM_NAMES[team]}"
+                teams = len(state.seats) == 4  # two players play alone: no team to name
+                team = seat % 2 if teams else seat
+                side = "" if not teams else TEAM_NAMES[team] if terse else f"team {TEAM_NAMES[team]}"
                 score = state.scores[team] if team < len(state.scores) else 0
             else:
                 card = SIGN_CARDS[info.sign].pretty(self.ascii_only) if info.sign else ""
