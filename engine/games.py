@@ -37,9 +37,15 @@ class Game(ABC):
     face_up_at_start: int
     reshuffles: bool
     blurb: str
+    rows: bool = False  # whether tricks are built of rows, which `max-row` caps (RULES 2)
 
     def __str__(self) -> str:
         return self.name
+
+    def check_house(self, house: HouseRules) -> None:
+        """Raise IllegalMove unless every rule of `house` means something in this game."""
+        if house.max_row is not None and not self.rows:
+            raise IllegalMove(f"max-row caps the rows of a Hekata trick; {self.title} has none")
 
     def check_players(self, players: int) -> None:
         """Raise IllegalMove unless this game can be played by `players` seats."""
@@ -188,6 +194,7 @@ ZODIAK: Game = _Zodiak(
 HEKATA: Game = _Hekata(
     "hekata", "Hekata", (2, 4), "2 or 4", default_players=4, target=hekata.GAME_TARGET,
     round_word="deal", uses_signs=False, face_up_at_start=hekata.TABLE_START, reshuffles=False,
+    rows=True,
     blurb="Hekata: lay a digit card and take table cards that add up, in a column sum, to a"
           " multiple of 100. Two play alone; four play as two teams, partners sitting"
           " opposite. First to 10,000.")

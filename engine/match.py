@@ -32,6 +32,7 @@ class Match:
 
     def __post_init__(self) -> None:
         self.rules.check_players(self.players)
+        self.rules.check_house(self.house)
         if self.rules.uses_signs:
             if len(self.signs) != self.players:
                 raise IllegalMove("every Zodiak player needs a zodiac sign")

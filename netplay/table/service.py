@@ -130,6 +130,7 @@ class TableRequest:
                                   f" {_show(house)}")
         try:
             rules = HouseRules.parse(house)
+            GAMES[game].check_house(rules)
         except IllegalMove as exc:
             raise BadTableRequest(f"house rules: {exc}") from None
         return cls(game, players, bots, bot_kind, rules)

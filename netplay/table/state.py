@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.games import GAMES
 from engine.house import STANDARD, HouseRules
 from engine.match import Match, Round
 from engine.records import Record
@@ -103,6 +104,9 @@ class HostConfig:
     rematches: int = 0  # rematches the host offers by itself (a headless host has no owner)
     rematch_by_any_seat: bool = False  # any seated person may offer one (server tables)
 
+    def __post_init__(self) -> None:
+        if self.game in GAMES:  # a house rule the game has no use for is refused, not ignored
+            GAMES[self.game].check_house(self.house)
 
 @dataclass
 class Epoch:

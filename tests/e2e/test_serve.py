@@ -445,6 +445,7 @@ async def test_serve_tables_take_house_rules(serve: ServerMaker, players: Callab
         for body, reason in {
             b'{"game": "hekata", "players": 2, "house": "max-row=0"}': "max-row must be",
             b'{"game": "hekata", "players": 2, "house": "rows=4"}': "'rows' is not a house rule",
+            b'{"game": "zodiak", "players": 2, "house": "max-row=4"}': "Zodiak has none",
             b'{"game": "hekata", "players": 2, "house": 4}': "house must be text",
             b'{"game": "hekata", "players": 2, "house": "' + b"x" * 300 + b'"}': "written like",
         }.items():

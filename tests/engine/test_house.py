@@ -255,3 +255,12 @@ def test_record_with_bad_rules_is_refused() -> None:
     data["house"] = 4
     with pytest.raises(RecordError, match='"house"'):
         Record.from_json(data)
+
+
+def test_a_row_limit_is_refused_for_zodiak_which_has_no_rows() -> None:
+    """RULES 2 (house rules): max-row caps a Hekata trick's rows; a Zodiak match with it is
+    refused rather than played as if the rule were there."""
+    with pytest.raises(IllegalMove, match="max-row caps the rows of a Hekata trick"):
+        Match("zodiak", 2, ("leo", "aries"), house=HouseRules(max_row=4))
+    Match("zodiak", 2, ("leo", "aries"), house=HouseRules(target=30))
+    Match("hekata", 2, house=HouseRules(max_row=4))

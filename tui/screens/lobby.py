@@ -117,7 +117,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
 
     def request(self) -> TableRequest:
         """Return the table the dialog describes, raising IllegalMove for bad house rules."""
-        return replace(self.seats(), house=self.query_one("#house", HouseRulesInput).rules())
+        seats = self.seats()
+        house = self.query_one("#house", HouseRulesInput).rules()
+        GAMES[seats.game].check_house(house)
+        return replace(seats, house=house)
 
     def on_select_changed(self, event: Select.Changed) -> None:
         chosen = self.seats()  # every choice changes the line that describes them

@@ -94,6 +94,7 @@ class HostSetup(ModalScreen[list[str] | None]):
             args += ["--sign", self.sign]
         try:
             house = self.query_one("#host-house", HouseRulesInput).rules()
+            GAMES[game].check_house(house)
         except IllegalMove as exc:
             raise ValueError(str(exc)) from None
         if not house.standard:
