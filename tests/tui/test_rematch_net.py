@@ -23,8 +23,9 @@ from tui.screens.game import GameScreen
 from .test_seats import wait_until
 
 
-async def play_for(session: RemoteSession) -> None:
-    """Move for `session`'s seat with the greedy bot whenever it is its turn (the app watches)."""
+async def play_for(session: RemoteSession, think: float = 0.0) -> None:
+    """Move for `session`'s seat with the greedy bot whenever it is its turn (the app watches),
+    after `think` seconds."""
     bot, done = GreedyBot(), None
     while True:
         await asyncio.sleep(0.02)
@@ -33,6 +34,7 @@ async def play_for(session: RemoteSession) -> None:
                 or (session.round_number, len(view.history)) == done):
             continue
         done = (session.round_number, len(view.history))
+        await asyncio.sleep(think)
         await session.submit(bot.choose(view.view(session.my_seat)))
 
 
@@ -162,7 +164,10 @@ async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_rou
     for session in (me, friend):
         await session.start()
         await session.wait_seated()
-    players = [asyncio.create_task(play_for(s)) for s in (me, friend)]
+    # The person takes a moment at each turn, as people do: the match lasts, and the screen is
+    # seen at their turn between one round's result and the next.
+    players = [asyncio.create_task(play_for(me, think=0.3)),
+               asyncio.create_task(play_for(friend))]
     await friend.set_ready(True)
     await me.set_ready(True)
     app = ShowsResults(me)
@@ -171,7 +176,6 @@ async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_rou
             await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game")
             screen = app.screen
             assert isinstance(screen, GameScreen)
-            # The seats move at once, so the result may be up for a moment only.
             await wait_until(pilot, lambda: app.results_shown and screen.round_number >= 2
                              and app.screen is screen,
                              "the next round, the result closed at the player's turn", limit=60)

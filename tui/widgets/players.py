@@ -88,7 +88,9 @@ class Players(Widget):
                 name.append(" (you)", style="bold")
             if info.bot and roomy:
                 name.append(f" ({info.bot})", style="dim")
-            if not info.connected:
+            if not info.name and not info.bot:  # nobody has sat here yet
+                name.append("open seat", style="dim italic")
+            elif not info.connected:
                 name.append(" (away)", style="dim italic")
             turn = seat == state.turn
             if turn and state.turn_left is not None:
