@@ -7,6 +7,7 @@ import getpass
 import importlib
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.errors import IllegalMove, RecordError
@@ -90,7 +91,7 @@ def speed_of(args: argparse.Namespace) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """Start (or resume) the match and play it; print where it was saved on the way out."""
-    from tui.matchsetup import new_match, resume_match
+    from tui.matchsetup import new_match, resume_match, save_path
 
     try:
         if args.resume:
@@ -104,7 +105,29 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from tui.app import CardApp
 
-    return _run_app(CardApp(session, ascii_only=args.ascii, pace=speed_of(args)))
+    kept = None if args.resume else keep_previous_save()
+    status = _run_app(CardApp(session, ascii_only=args.ascii, pace=speed_of(args)))
+    if kept is not None:
+        print(f"cardtui play: the match saved before this one is kept as {kept}; to play it"
+              f" again, move it back to {save_path()} and run cardtui play --resume",
+              file=sys.stderr)
+    return status
+
+
+PREVIOUS = "saved.previous.json"  # beside the save: the unfinished match a new one displaced
+
+
+def keep_previous_save() -> Path | None:
+    """Move an unfinished match's save aside before a new match takes its place (the start
+    screen asks first; a command line that names a game does not); where it went, if any."""
+    from tui.matchsetup import save_path
+
+    saved = save_path()
+    if not saved.exists():
+        return None
+    kept = saved.with_name(PREVIOUS)
+    saved.replace(kept)
+    return kept
 
 
 def run_start_screen(ascii_only: bool = False) -> int:
