@@ -212,7 +212,9 @@ def test_hint_zodiak_declared_and_penalty(capsys: pytest.CaptureFixture[str]) ->
     (["--top", "2H", "--hand", "2S", "--penalty", "3"], "--penalty"),
     (["--top", "2H", "--hand", "2S", "--declared", "X"], "not a suit"),
     (["--top", "2H", "--hand", "2S", "--sign", "dragon"], "not a zodiac sign"),
-], ids=["two tops", "top in hand", "twice", "bad card", "odd penalty", "bad suit", "bad sign"])
+    (["--top", "2H", "--hand", ""], "at least one card"),
+], ids=["two tops", "top in hand", "twice", "bad card", "odd penalty", "bad suit", "bad sign",
+        "no cards"])
 def test_hint_zodiak_errors(args: list[str], reason: str,
                             capsys: pytest.CaptureFixture[str]) -> None:
     """Issue: bad hint input is status 2 with a reason a player understands."""

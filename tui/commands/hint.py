@@ -136,6 +136,8 @@ def zodiak_hint(args: argparse.Namespace) -> int:
     """Print the run the chosen bot would play, or that it would draw."""
     top = parse_cards(args.top)
     hand = parse_cards(args.hand)
+    if not hand:  # an empty hand has gone out: no move to hint
+        raise IllegalMove("--hand needs at least one card")
     if len(top) != 1:
         raise IllegalMove("--top takes exactly one card")
     if top[0] in hand:
