@@ -192,3 +192,44 @@ async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_rou
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+async def test_a_watcher_is_offered_no_move_keys() -> None:
+    """A watcher has no hand: the footer offers the log and help, not Play, Draw or Hint."""
+    relay = await start_relay()
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=4, require_ready=True),
+                on_event=lambda _: None)
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="Eve", watch=True)
+    await friend.start()
+    await friend.wait_seated()
+    player = asyncio.create_task(play_for(friend, think=0.2))
+    await friend.set_ready(True)
+    await watcher.start()
+    await watcher.wait_seated()
+    app = CardApp(watcher)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen)
+                             and app.screen.view is not None, "the table")
+            screen = app.screen
+            assert isinstance(screen, GameScreen) and screen.my_seat is None
+            await pilot.pause(0.3)
+            shown = {binding.action for (_, binding, enabled, _) in
+                     screen.active_bindings.values() if enabled}
+            for action in ("play", "draw", "hint", "expert_hint", "select"):
+                assert screen.check_action(action, ()) is False, action
+            assert "log_page(-1)" in shown and "help" in shown
+            player.cancel()
+            for session in (friend, watcher):
+                await session.close()
+            await pilot.pause(0.2)
+    finally:
+        player.cancel()
+        for session in (friend, watcher):
+            await session.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()

@@ -490,7 +490,7 @@ class GameScreen(Screen[None]):
         host flooding its seats with notices) asked for one each and kept the app busy for half
         a minute. What `check_action` answers depends only on these.
         """
-        shown = (self.my_turn, self.reviewing, self.has_class("-building"))
+        shown = (self.my_turn, self.reviewing, self.has_class("-building"), self.my_seat is None)
         if shown != self._bindings_shown:
             self._bindings_shown = shown
             self.refresh_bindings()

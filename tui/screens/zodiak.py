@@ -194,6 +194,8 @@ class ZodiakScreen(GameScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("play", "draw", "hint", "expert_hint", "select", "clear"):
+            if self.my_seat is None:
+                return False  # a watcher has no hand: the footer offers none of these
             return True if self.my_turn else None
         return super().check_action(action, parameters)
 
