@@ -33,6 +33,8 @@ async def test_a_trick_built_in_the_builder() -> None:
         assert "Me lays 9 and takes 10 + 9_ = 100" in log_text(app)
         assert not screen.query(TrickBuilder)
         assert screen.scores[0] == 100
+        # The builder's words go with it (they stayed on for the rest of the deal).
+        assert "takes the trick" not in str(screen.query_one("#status").render())
 
 
 async def test_hint_fills_the_best_trick_and_escape_lays_alone() -> None:

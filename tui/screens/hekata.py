@@ -243,9 +243,13 @@ class HekataScreen(GameScreen):
         except IllegalMove as exc:
             self.set_status(str(exc), "error")
             return
-        self._close_builder()
+        # Wait for the builder to go (as `b` does): while it is there the status keeps its
+        # words and the hand has no cursor, for the rest of the deal.
+        await self.query(TrickBuilder).remove()
+        self.remove_class("-building")
         await self.send(move)
-        self.call_after_refresh(self.show_game)
+        self.show_game()
+        self.update_bindings()
 
     async def on_card_row_clicked(self, event: CardRow.Clicked) -> None:
         # The first click puts the cursor on a card; a click on the cursor's card lays it.
