@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
 
 from tui.app import CardApp
 from tui.commands.join import join_from_start_screen
@@ -95,3 +95,5 @@ async def test_the_settings_screen_takes_typing_at_once() -> None:
         await wait_for(pilot, lambda: field.has_focus, "the name field")
         await pilot.press("ctrl+a", "ctrl+k", *"Zoe")
         await wait_for(pilot, lambda: field.value == "Zoe", "the typing")
+        signs = app.screen.query_one("#set-sign", Select)
+        assert ("Leo (K♣)", "leo") in [(str(label), value) for label, value in signs._options]

@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from engine.errors import IllegalMove
-from engine.zodiak import SIGNS
+from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, HEKATA_ORDERS, Settings, load_stats
 from tui.widgets.bars import card_header
 
@@ -36,13 +36,15 @@ class SettingsScreen(Screen[Settings | None]):
 
     def compose(self) -> ComposeResult:
         s = self.settings
-        yield card_header(self.app.has_class("-ascii"))
+        ascii_only = self.app.has_class("-ascii")
+        yield card_header(ascii_only)
         with VerticalScroll(id="settings"):
             yield Static("Settings (kept for next time)", id="settings-title")
             yield from self._field("Your name", Input(s.name, placeholder="your login name",
                                                       id="set-name", max_length=20))
             yield from self._field("Your sign", Select(
-                [(sign.capitalize(), sign) for sign in SIGNS], value=s.sign or Select.NULL,
+                [(f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(ascii_only)})", sign)
+                 for sign in SIGNS], value=s.sign or Select.NULL,
                 prompt="today's sign", id="set-sign"))
             yield from self._field("Theme", Select(
                 [(t, t) for t in self.themes], value=s.theme if s.theme in self.themes
