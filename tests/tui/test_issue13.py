@@ -299,6 +299,9 @@ async def test_a_resumed_match_retells_the_round_in_names() -> None:
         await settle(pilot)
         text = log_text(again)
         assert "Me plays 9♠" in text and "seat " not in text
+        # The line under the table shows the round's last move again, not nothing.
+        last = str(game_screen(again).query_one("#last-move").render())
+        assert last.startswith("Last move: ") and len(last) > len("Last move: "), last
 
 
 async def test_your_own_zodiac_card_is_starred_and_logged() -> None:

@@ -247,8 +247,13 @@ class GameScreen(Screen[None]):
             word = self.round_word.capitalize()
             self.write_log(f"— {word} {self.round_number} —", note=True)
             # After a resume or a rejoin the round is already under way: tell its story so far.
+            told = ""
             for effect in getattr(event.view, "history", ()):
-                self.write_log(self.describe(effect, None), mine=effect.seat == self.my_seat)
+                told = self.describe(effect, None)
+                self.write_log(told, mine=effect.seat == self.my_seat)
+            # The last round's last move is not this round's: the line shows this round's.
+            self.query_one("#last-move", Static).update(
+                literal(self.plain(f"Last move: {told}")) if told else "")
             self.app.sub_title = self.plain(f"{word.lower()} {self.round_number} · first to"
                                             f" {self.target:,}")
             self.on_new_round()
