@@ -5,13 +5,11 @@ while the list of LAN tables has the focus lands in the address field."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
-from typing import Any
 
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import Input, Select, Static
 
+from tests.tui.test_join_flood import wait_for
 from tui.app import CardApp
 from tui.commands.join import join_from_start_screen
 from tui.commands.play import command_arguments
@@ -42,14 +40,6 @@ def test_joining_an_address_where_nobody_listens_gives_the_reason_back(
 def test_an_address_that_is_not_one_gives_the_reason_back() -> None:
     status, reason = join_from_start_screen(command_arguments(["join", "host:notaport"]))
     assert status == 2 and reason
-
-
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], what: str) -> None:
-    for _ in range(500):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError(f"waited in vain for {what}")
 
 
 def start_app(failure: JoinFailure | None = None) -> CardApp:

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp import web
+from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
 from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
@@ -51,6 +52,16 @@ async def test_cancelling_the_new_table_dialog_starts_no_seat_or_table_worker(
         assert started == [], f"cancelling the dialog started {started}"
 
 
+async def open_dialog(pilot: Pilot[None], app: ServerApp) -> NewTableDialog:
+    """Press n in the lobby and return the dialog it opens."""
+    await pilot.pause()
+    await pilot.press("n")
+    await pilot.pause()
+    dialog = app.screen
+    assert isinstance(dialog, NewTableDialog)
+    return dialog
+
+
 def chosen(dialog: NewTableDialog) -> tuple[object, ...]:
     """The dialog's four choices and the line that describes them."""
     values = tuple(dialog.query_one(f"#{name}", Select).value
@@ -64,11 +75,7 @@ async def test_the_dialogs_keys_cycle_every_choice_and_it_keeps_answering(
     choices again on each change it made itself, for ever, and then took no more keys."""
     app = ServerApp(TablesClient(tables_url), "Me")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause()
-        dialog = app.screen
-        assert isinstance(dialog, NewTableDialog)
+        dialog = await open_dialog(pilot, app)
         steps = [
             ("g", ("hekata", 2, 1, "greedy", "Hekata for 2: you, 1 greedy bot.")),
             ("p", ("hekata", 4, 1, "greedy",
@@ -94,11 +101,7 @@ async def test_choosing_players_in_the_drop_down_offers_the_bots_that_leave_a_se
         tables_url: str) -> None:
     app = ServerApp(TablesClient(tables_url), "Me")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause()
-        dialog = app.screen
-        assert isinstance(dialog, NewTableDialog)
+        dialog = await open_dialog(pilot, app)
         dialog.query_one("#players", Select).focus()
         await pilot.press("space", "down", "down", "enter")  # open; 2 -> 3 -> 4 players
         await pilot.pause()

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import tui.app
 from engine.bots import GreedyBot
@@ -38,17 +41,37 @@ async def play_for(session: RemoteSession, think: float = 0.0) -> None:
         await session.submit(bot.choose(view.view(session.my_seat)))
 
 
-async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays() -> None:
-    relay = await start_relay()
+TableOpener = Callable[[HostConfig], Awaitable[tuple[Host, str, str]]]
+
+
+@pytest.fixture
+async def open_table() -> AsyncIterator[TableOpener]:
+    """Opens a hosted table on a relay of its own: the host, the relay's URL and the room;
+    shut down after the test (which closes its sessions first)."""
+    opened: list[tuple[Any, RelayConnection, asyncio.Task[None]]] = []
+
+    async def start(config: HostConfig) -> tuple[Host, str, str]:
+        relay = await start_relay()
+        host = Host(config, on_event=lambda _: None)
+        conn = await RelayConnection.open_room(relay.url)
+        opened.append((relay, conn, asyncio.create_task(host.serve(conn))))
+        return host, relay.url, conn.room
+
+    yield start
+    for relay, conn, serving in opened:
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays(open_table: TableOpener) -> None:
     owner = secrets.token_hex(16)
-    host = Host(HostConfig(game="zodiak", players=3, bots=1, seed=4, owner_secret=owner,
-                           require_ready=True, rematch_seconds=60,
-                           house=HouseRules(target=1)), on_event=lambda _: None)
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Hosty", sign="leo",
+    host, url, room = await open_table(HostConfig(
+        game="zodiak", players=3, bots=1, seed=4, owner_secret=owner, require_ready=True,
+        rematch_seconds=60, house=HouseRules(target=1)))
+    me = RemoteSession(game="", url=url, room=room, name="Hosty", sign="leo",
                        owner=bytes.fromhex(owner))
-    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    friend = RemoteSession(game="", url=url, room=room, name="Friend")
     for session in (me, friend):
         session.after_match = True
         await session.start()
@@ -88,23 +111,17 @@ async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays
             task.cancel()
         for session in (me, friend):
             await session.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
 
 
-async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r() -> None:
+async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r(open_table: TableOpener) -> None:
     """A table like `cardtui serve`'s (no owner plays there): a joined seat's r offers the
     rematch, the other seat accepts, and the same seats play again."""
-    relay = await start_relay()
-    host = Host(HostConfig(game="zodiak", players=3, bots=1, seed=4,
-                           owner_secret=secrets.token_hex(16), require_ready=True,
-                           rematch_seconds=60, rematch_by_any_seat=True,
-                           house=HouseRules(target=1)), on_event=lambda _: None)
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Ann", sign="leo")
-    other = RemoteSession(game="", url=relay.url, room=conn.room, name="Bo")
+    host, url, room = await open_table(HostConfig(
+        game="zodiak", players=3, bots=1, seed=4, owner_secret=secrets.token_hex(16),
+        require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
+        house=HouseRules(target=1)))
+    me = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
+    other = RemoteSession(game="", url=url, room=room, name="Bo")
     for session in (me, other):
         session.after_match = True
         await session.start()
@@ -133,9 +150,6 @@ async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r() -> Non
             task.cancel()
         for session in (me, other):
             await session.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
 
 
 class ShowsResults(CardApp):
@@ -149,18 +163,15 @@ class ShowsResults(CardApp):
         return super().push_screen(screen, *args, **kwargs)
 
 
-async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_round() -> None:
+async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_round(open_table: TableOpener) -> None:
     """At a networked table the next round starts when the table starts it: a player still
     looking at the last round's result sees the new round (and their turn) come, where the
     dialog used to hold every event back until they pressed enter, and their turns ran out
     behind it. It closes at the player's turn (the turn's clock runs)."""
-    relay = await start_relay()
-    host = Host(HostConfig(game="zodiak", players=2, seed=4, require_ready=True,
-                           house=HouseRules(target=500)), on_event=lambda _: None)
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    me = RemoteSession(game="", url=relay.url, room=conn.room, name="Me", sign="leo")
-    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
+    _, url, room = await open_table(HostConfig(game="zodiak", players=2, seed=4,
+                                               require_ready=True, house=HouseRules(target=500)))
+    me = RemoteSession(game="", url=url, room=room, name="Me", sign="leo")
+    friend = RemoteSession(game="", url=url, room=room, name="Friend")
     for session in (me, friend):
         await session.start()
         await session.wait_seated()
@@ -189,20 +200,14 @@ async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_rou
             task.cancel()
         for session in (me, friend):
             await session.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
 
 
-async def test_a_watcher_is_offered_no_move_keys() -> None:
+async def test_a_watcher_is_offered_no_move_keys(open_table: TableOpener) -> None:
     """A watcher has no hand: the footer offers the log and help, not Play, Draw or Hint."""
-    relay = await start_relay()
-    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=4, require_ready=True),
-                on_event=lambda _: None)
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    friend = RemoteSession(game="", url=relay.url, room=conn.room, name="Friend")
-    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="Eve", watch=True)
+    _, url, room = await open_table(HostConfig(game="zodiak", players=2, bots=1, seed=4,
+                                               require_ready=True))
+    friend = RemoteSession(game="", url=url, room=room, name="Friend")
+    watcher = RemoteSession(game="", url=url, room=room, name="Eve", watch=True)
     await friend.start()
     await friend.wait_seated()
     player = asyncio.create_task(play_for(friend, think=0.2))
@@ -230,6 +235,3 @@ async def test_a_watcher_is_offered_no_move_keys() -> None:
         player.cancel()
         for session in (friend, watcher):
             await session.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
