@@ -5,8 +5,11 @@ while the list of LAN tables has the focus lands in the address field."""
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input, Select, Static
 
 from tests.tui.test_join_flood import wait_for
@@ -49,6 +52,13 @@ def start_app(failure: JoinFailure | None = None) -> CardApp:
     return app
 
 
+async def open_screen(pilot: Pilot[Any], key: str, kind: type[Screen[Any]]) -> Screen[Any]:
+    """Press `key` on the start screen and return the screen of `kind` it opens."""
+    await pilot.press(key)
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, kind), kind.__name__)
+    return pilot.app.screen
+
+
 async def test_the_start_screen_opens_the_join_screen_again_with_the_reason() -> None:
     failure = JoinFailure("127.0.0.1:1", "cannot reach ws://127.0.0.1:1/ws: connection refused")
     app = start_app(failure)
@@ -68,9 +78,7 @@ async def test_the_start_screen_opens_the_join_screen_again_with_the_reason() ->
 async def test_an_address_typed_on_the_list_goes_to_the_address_field() -> None:
     app = start_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("j")
-        await wait_for(pilot, lambda: isinstance(app.screen, JoinScreen), "the Join screen")
-        field = app.screen.query_one("#join-address", Input)
+        field = (await open_screen(pilot, "j", JoinScreen)).query_one("#join-address", Input)
         await pilot.press(*"10.0.0.5:7777")
         await wait_for(pilot, lambda: field.value == "10.0.0.5:7777", "the typing")
         assert field.has_focus
@@ -79,11 +87,10 @@ async def test_an_address_typed_on_the_list_goes_to_the_address_field() -> None:
 async def test_the_settings_screen_takes_typing_at_once() -> None:
     app = start_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("s")
-        await wait_for(pilot, lambda: isinstance(app.screen, SettingsScreen), "the settings")
-        field = app.screen.query_one("#set-name", Input)
+        settings = await open_screen(pilot, "s", SettingsScreen)
+        field = settings.query_one("#set-name", Input)
         await wait_for(pilot, lambda: field.has_focus, "the name field")
         await pilot.press("ctrl+a", "ctrl+k", *"Zoe")
         await wait_for(pilot, lambda: field.value == "Zoe", "the typing")
-        signs = app.screen.query_one("#set-sign", Select)
+        signs = settings.query_one("#set-sign", Select)
         assert ("Leo (K♣)", "leo") in [(str(label), value) for label, value in signs._options]
