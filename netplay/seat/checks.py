@@ -494,8 +494,10 @@ class ClientChecks(SeatState):
                     self.failures.append(text)
         else:
             verdict = f"round {ledger.number} verified"
-        self.verdicts.append(verdict)
-        self.emit(Notice(verdict, "error" if failures else "info", kept=bool(failures)))
+        self.verdicts.append(verdict)  # the --result file's audit, for scripts
+        told = (verdict if failures else
+                f"round {ledger.number} audited: shuffle, deal and every move check out")
+        self.emit(Notice(told, "error" if failures else "info", kept=bool(failures)))
         self.emit(RoundEnded(view.copy() if view else None, winner,
                              read_number(msg.points, "'points'"), tuple(scores),
                              msg.summary[:200]))

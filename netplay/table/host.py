@@ -109,6 +109,8 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
         self._bot_task = asyncio.create_task(self._play_loop())
         if self.config.mental:
             self._spawn(self._mental_watch())
+        if not self.started:  # bots in every seat: nobody's join would start the match
+            self._spawn(self._start_if_everyone_is_in())
         if self.started and self.match is not None and not self.match.over:
             if self.resume_epoch is not None:
                 self._spawn(self._mental_resume(self.resume_epoch))  # it stopped mid-deal
@@ -281,6 +283,9 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
                 if self.config.mental:
                     await self._await_first_deck()  # shuffled in chain 0 too
             self._new_chain(number)
+            # The chain opens with the seats, so that a watcher who comes mid-round and is sent
+            # this chain knows everyone's name before the deal it retells.
+            await self._send_lobby(force=True)
         if self.config.mental:
             await self._mental_deal(number)
             return

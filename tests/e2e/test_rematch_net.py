@@ -108,8 +108,9 @@ def test_a_table_dealt_by_mental_poker_plays_a_rematch_and_every_seat_verifies_i
         log = procs.log(f"seat{i}")
         assert log.count("zodiak match started") == 2, log[-3000:]
         assert "failed its audit" not in log and "blame" not in log.lower(), log[-3000:]
-        verified = [int(n) for n in re.findall(r"^\(round (\d+) verified\)$", log,
-                                               re.MULTILINE)]
+        verified = [int(n) for n in re.findall(
+            r"^\(round (\d+) audited: shuffle, deal and every move check out\)$", log,
+            re.MULTILINE)]
         assert verified == dealt, (verified, dealt)
     host_result = json.loads((procs.tmp / "host.json").read_text())
     assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result)

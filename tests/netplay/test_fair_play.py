@@ -540,7 +540,8 @@ async def test_a_seat_that_does_not_reveal_forfeits_and_every_client_says_so() -
                      reveal_timeout=0.3) as t:
         await t.until(lambda: all(s.told("seat 1: never revealed its nonce for epoch 0")
                                   for s in t.seats))
-    assert all(s.told("round 1 verified", "info") for s in t.seats)
+    assert all(s.told("round 1 audited: shuffle, deal and every move check out", "info")
+               for s in t.seats)
 
 
 # -- a hostile relay is detected -------------------------------------------------------------

@@ -69,6 +69,8 @@ COMMON_BINDINGS: list[BindingType] = [
 WIDE = 110
 # Taller than this as well, cards are drawn large.
 TALL = 32
+# Narrower than this, the footer's keys are packed closer (Textual's compact footer).
+COMPACT_FOOTER_BELOW = 90
 # How long the last move stays highlighted.
 FRESH_SECONDS = 2.5
 # Smaller than this, the screen says so instead of drawing a table nobody can read.
@@ -179,6 +181,8 @@ class GameScreen(Screen[None]):
         self.set_class(tall, "-tall")
         for row in self.query(CardRow):
             row.big = wide and tall
+        # Textual's compact footer keeps every key of a Hekata trick on 80 columns.
+        self.query_one(Footer).compact = width < COMPACT_FOOTER_BELOW
 
     @property
     def log_widget(self) -> GameLog:
@@ -239,6 +243,8 @@ class GameScreen(Screen[None]):
                 self._start_again()
             self.seats, self.my_seat, self.target = event.seats, event.my_seat, event.target
             self.scores = event.scores
+            if self.my_seat is None:
+                self.query_one("#hand", CardRow).empty_text = "Every hand is hidden from you."
             self.app.sub_title = f"first to {event.target:,}"
         elif isinstance(event, RoundStarted):
             self.round_number = event.number - self.rounds_before
@@ -375,11 +381,10 @@ class GameScreen(Screen[None]):
         """The score after every round of the match so far, one line per round."""
         if not self.history:
             return ""
-        if self.session.game == "zodiak":
-            names = [s.name for s in self.seats]
-        else:
-            names = [self.team_name(t) for t in range(len(self.scores))]
-        width = max(8, *(len(n) for n in names))
+        # One column a score: a watcher may hear a round's end before the seats' names.
+        name = self.seat_name if self.session.game == "zodiak" else self.team_name
+        names = [name(i) for i in range(len(self.scores))]
+        width = max([8, *(len(n) for n in names)])
         head = f"{self.round_word.capitalize():<6}" + "".join(f"{n[:width]:>{width + 2}}"
                                                              for n in names)
         lines = [head]
@@ -449,7 +454,7 @@ class GameScreen(Screen[None]):
         """A Hekata team named by its players."""
         players = len(self.seats)
         return " & ".join(s.name for i, s in enumerate(self.seats)
-                          if (i % 2 if players == 4 else i) == team)
+                          if (i % 2 if players == 4 else i) == team) or f"team {team + 1}"
 
     def result_title(self, winner: int | None) -> str:
         """Who won the match, in words."""
@@ -510,8 +515,9 @@ class GameScreen(Screen[None]):
         self.set_class(mine, "-your-turn")
         hands = self.query("#hand")
         if hands:
-            hands.first().border_title = "Your hand — your turn" if mine else "Your hand"
-            hands.first().border_title = self.plain(hands.first().border_title or "")
+            title = ("Watching" if self.my_seat is None and self.seats
+                     else "Your hand — your turn" if mine else "Your hand")
+            hands.first().border_title = self.plain(title)
         settings = getattr(self.app, "settings", None)
         if mine and not self.was_my_turn and settings is not None and settings.bell:
             self.app.bell()
@@ -584,6 +590,8 @@ class GameScreen(Screen[None]):
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("cursor", "cursor_to", "cursor_line") and self.my_seat is None:
+            return False  # a watcher has no hand to move along
         if action == "log_page":
             return not self.has_class("-building")
         if action == "show_result":

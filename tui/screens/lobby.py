@@ -25,6 +25,7 @@ from netplay.table.service import TableInfo, TableRequest, TablesClient
 from tui.appapi import lobby_app
 from tui.literal import literal
 from tui.widgets.bars import KeyLine, TitleBar
+from tui.widgets.dropdown import Dropdown
 from tui.widgets.house import HouseRulesInput
 
 REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
@@ -72,7 +73,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
             for label, name, options, value in fields:
                 with Horizontal(classes="field"):
                     yield Label(label, classes="field-label")
-                    yield Select(options, value=value, allow_blank=False, id=name, compact=True)
+                    yield Dropdown(options, value=value, allow_blank=False, id=name, compact=True)
             with Horizontal(classes="field"):
                 yield Label("House (h)", classes="field-label")
                 yield HouseRulesInput(STANDARD, id="house", compact=True)

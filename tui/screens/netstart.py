@@ -18,6 +18,7 @@ from engine.games import GAMES
 from engine.house import STANDARD, HouseRules
 from netplay.relay.lan import LanBrowser, LanTable
 from tui.widgets.bars import card_header
+from tui.widgets.dropdown import Dropdown
 from tui.widgets.house import HouseRulesInput
 
 DEFAULT_PORT = 7777
@@ -43,15 +44,15 @@ class HostSetup(ModalScreen[list[str] | None]):
             yield Label("Host a table on this machine", classes="dialog-title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="field-label")
-                yield Select([(g.title, g.name) for g in GAMES.values()], value=self.game,
+                yield Dropdown([(g.title, g.name) for g in GAMES.values()], value=self.game,
                              allow_blank=False, id="host-game", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Seats", classes="field-label")
-                yield Select([(str(n), n) for n in rules.players], value=rules.default_players,
+                yield Dropdown([(str(n), n) for n in rules.players], value=rules.default_players,
                              allow_blank=False, id="host-players", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Bots", classes="field-label")
-                yield Select([(str(n), n) for n in range(4)], value=0, allow_blank=False,
+                yield Dropdown([(str(n), n) for n in range(4)], value=0, allow_blank=False,
                              id="host-bots", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Port", classes="field-label")

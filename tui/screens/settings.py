@@ -16,6 +16,7 @@ from engine.errors import IllegalMove
 from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, HEKATA_ORDERS, Settings, load_stats
 from tui.widgets.bars import card_header
+from tui.widgets.dropdown import Dropdown
 
 
 class SettingsScreen(Screen[Settings | None]):
@@ -42,23 +43,23 @@ class SettingsScreen(Screen[Settings | None]):
             yield Static("Settings (kept for next time)", id="settings-title")
             yield from self._field("Your name", Input(s.name, placeholder="your login name",
                                                       id="set-name", max_length=20))
-            yield from self._field("Your sign", Select(
+            yield from self._field("Your sign", Dropdown(
                 [(f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(ascii_only)})", sign)
                  for sign in SIGNS], value=s.sign or Select.NULL,
                 prompt="today's sign", id="set-sign"))
-            yield from self._field("Theme", Select(
+            yield from self._field("Theme", Dropdown(
                 [(t, t) for t in self.themes], value=s.theme if s.theme in self.themes
                 else Select.NULL, prompt="the default", id="set-theme"))
-            yield from self._field("Bot speed", Select(
+            yield from self._field("Bot speed", Dropdown(
                 [(f"{k} ({v:g} s)", k) for k, v in BOT_SPEEDS.items()], value=s.bot_speed,
                 allow_blank=False, id="set-speed"))
-            yield from self._field("Card style", Select(
+            yield from self._field("Card style", Dropdown(
                 [("suit symbols and boxes", "unicode"), ("plain ASCII", "ascii")],
                 value=s.card_style, allow_blank=False, id="set-cards"))
-            yield from self._field("Zodiak hand", Select(
+            yield from self._field("Zodiak hand", Dropdown(
                 [("by suit", "suit"), ("by rank", "rank")], value=s.hand_order,
                 allow_blank=False, id="set-order"))
-            yield from self._field("Hekata hand", Select(
+            yield from self._field("Hekata hand", Dropdown(
                 [(words, key) for key, words in HEKATA_ORDERS.items()], value=s.hekata_order,
                 allow_blank=False, id="set-hekata-order"))
             yield from self._field("Bell on your turn", Switch(s.bell, id="set-bell"))

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
@@ -20,6 +20,7 @@ from tui.appapi import card_app
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
 from tui.widgets.bars import card_header
+from tui.widgets.dropdown import Dropdown
 from tui.widgets.house import HouseRulesInput
 
 if TYPE_CHECKING:
@@ -60,22 +61,22 @@ class StartScreen(Screen[None]):
             yield Static("Play cards against bots", id="start-title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="field-label")
-                yield Select([(g.title, g.name) for g in GAMES.values()], value=d.game,
+                yield Dropdown([(g.title, g.name) for g in GAMES.values()], value=d.game,
                              allow_blank=False, id="game", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Players", classes="field-label")
-                yield Select(self._player_options(d.game), value=d.players, allow_blank=False,
+                yield Dropdown(self._player_options(d.game), value=d.players, allow_blank=False,
                              id="players-choice", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Your name", classes="field-label")
                 yield Input(d.name, id="name", max_length=20, compact=True)
             with Horizontal(classes="field", id="sign-field"):
                 yield Label("Your sign", classes="field-label")
-                yield Select([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
+                yield Dropdown([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
                              allow_blank=False, id="sign", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Bots", classes="field-label")
-                yield Select(self._bot_options(d.bots), value=",".join(d.bots),
+                yield Dropdown(self._bot_options(d.bots), value=",".join(d.bots),
                              allow_blank=False, id="bot-kind", compact=True)
             with Horizontal(classes="field"):
                 yield Label("House rules", classes="field-label")
@@ -105,7 +106,14 @@ class StartScreen(Screen[None]):
     def _refresh_from_settings(self) -> None:
         self.defaults = self._with_settings(self.defaults)
         self.query_one("#name", Input).value = self.defaults.name
-        self.query_one("#sign", Select).value = self.defaults.sign
+        # The card style may have changed: the header's icon, the sign cards and the arrows.
+        self.ascii_only = self.app.has_class("-ascii")
+        self.query_one(Header).icon = card_header(self.ascii_only).icon
+        signs = self.query_one("#sign", Select)
+        signs.set_options([(self._sign_label(s), s) for s in SIGNS])
+        signs.value = self.defaults.sign
+        for dropdown in self.query(Dropdown):
+            dropdown.match_card_style()
 
     def _sign_label(self, sign: str) -> str:
         return f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(self.ascii_only)})"

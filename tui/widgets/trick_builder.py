@@ -266,7 +266,7 @@ class TrickBuilder(Widget, can_focus=True):
         Binding("right", "move(1)", "Move", show=False),
         Binding("enter", "take", "Take trick", show=False),
         Binding("enter", "add", "Add", show=False),
-        Binding("space", "add", "Add"),
+        Binding("space", "add", "Add", key_display="␣"),
         Binding("n", "new_row", "New row"),
         Binding("plus", "new_row", "New row", show=False),
         Binding("s", "shift", "Shift"),

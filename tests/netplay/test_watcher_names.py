@@ -1,0 +1,58 @@
+"""A watcher who comes in mid-round knows every seat's name before the moves it is retold,
+because each round's chain opens with the seats (PROTOCOL.md "Watching"); and a table with a
+bot in every seat starts by itself (nobody's join would start it). A relay and a host on
+127.0.0.1, in this process."""
+
+from __future__ import annotations
+
+import asyncio
+
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession
+from netplay.session.events import Event, MatchStarted, MoveMade, RoundStarted
+from netplay.table.host import Host, HostConfig
+from tests.netplay.test_prepared_table import until
+
+
+async def watch_from_round(host: Host, number: int) -> list[Event]:
+    """The events of a watcher who comes in once round `number` has had a few moves."""
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="w", watch=True)
+    events: list[Event] = []
+    try:
+        await until(lambda: host.round_number >= number and host.state is not None
+                    and len(host.state.history) >= 3, f"round {number} under way")
+        await watcher.start()
+        await until(lambda: drain(watcher, events), "the watcher to be told of a move")
+        return events
+    finally:
+        await watcher.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+def drain(session: RemoteSession, into: list[Event]) -> bool:
+    """Move the session's queued events `into` the list; whether a move is among them."""
+    while not session.queue.empty():
+        into.append(session.queue.get_nowait())
+    return any(isinstance(e, MoveMade) for e in into)
+
+
+def bots_only(mental: bool) -> Host:
+    return Host(HostConfig(game="zodiak", players=3, bots=3, seed=5, bot_delay=0.05,
+                           mental=mental))
+
+
+async def test_a_watcher_coming_mid_round_is_told_the_names_before_the_round() -> None:
+    for mental in (False, True):
+        events = await watch_from_round(bots_only(mental), 2)
+        started = [e for e in events if isinstance(e, MatchStarted)]
+        rounds = [e for e in events if isinstance(e, RoundStarted)]
+        assert started and rounds, events
+        assert events.index(started[0]) < events.index(rounds[0])
+        assert [s.name for s in started[0].seats] == ["bot 0", "bot 1", "bot 2"], mental
+        assert started[0].my_seat is None
