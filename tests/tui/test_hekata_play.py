@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from textual.geometry import Region
+
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.screens.dialogs import Summary
 from tui.screens.hekata import HekataScreen
@@ -17,11 +19,17 @@ def deal_app() -> object:
         "stock": [5, 5, 6, 6, 7, 7, 8, 8]})
 
 
+def layout(screen: HekataScreen) -> dict[str, Region]:
+    """Where the hand, the log and the status line are drawn."""
+    return {name: screen.query_one(name).region for name in ("#hand", "#log", "#status")}
+
+
 async def test_a_trick_built_in_the_builder() -> None:
     app = deal_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await settle(pilot)
         assert isinstance(screen, HekataScreen) and screen.hand == [3, 4, 5, 6, 7, 9]
+        before = layout(screen)
         await pilot.press("left", "enter")  # the 9, the only card that takes a trick
         builder = screen.query_one(TrickBuilder)
         assert builder.has_focus and builder.card == 9
@@ -35,6 +43,9 @@ async def test_a_trick_built_in_the_builder() -> None:
         assert screen.scores[0] == 100
         # The builder's words go with it (they stayed on for the rest of the deal).
         assert "takes the trick" not in str(screen.query_one("#status").render())
+        # And its room: the emptied slot kept the builder's height, which pushed the hand and
+        # the status line off an 80x24 screen until the window was resized.
+        assert layout(screen) == before
 
 
 async def test_hint_fills_the_best_trick_and_escape_lays_alone() -> None:
@@ -50,6 +61,7 @@ async def test_hint_fills_the_best_trick_and_escape_lays_alone() -> None:
         await pilot.press("enter")  # the cursor is on the 9 the hint chose
         await pilot.press("escape")  # lay it without taking
         await settle(pilot)
+        assert all(region.bottom <= 23 and region.height for region in layout(screen).values())
         assert "Me lays 9, draws 5\n" in log_text(app) + "\n"  # issue 13.17: what you drew
 
 
