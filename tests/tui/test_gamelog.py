@@ -3,8 +3,11 @@ trick is built, and a window that narrows hides the side log."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import App, ComposeResult
 
+import tui
 from tui.widgets.gamelog import MAX_LINES, GameLog
 
 
@@ -51,3 +54,23 @@ async def test_a_log_never_shown_keeps_at_most_its_line_limit() -> None:
                 break
         assert len(log.lines) == MAX_LINES
         assert log.lines[-1].text == f"notice {MAX_LINES + 499}"
+
+
+class StyledLog(OneLog):
+    CSS_PATH = str(Path(tui.__file__).parent / "cardtui.tcss")  # the app's own styles
+
+
+async def test_lines_keep_their_last_character_when_the_scrollbar_comes() -> None:
+    """A line is wrapped to the log's width as it is written: the scrollbar that came with the
+    first full page covered the last column of every line written before it."""
+    app = StyledLog()
+    async with app.run_test(size=(40, 10)) as pilot:
+        log = app.query_one(GameLog)
+        log.note("Ada lays 7")
+        await pilot.pause()
+        width = log.scrollable_content_region.width
+        for n in range(30):
+            log.note(f"line {n}")
+        await pilot.pause()
+        assert log.max_scroll_y > 0  # the scrollbar is there now
+        assert log.scrollable_content_region.width == width

@@ -15,6 +15,16 @@ MAX_LINES = 2000  # the log's memory: a long match, or a host's flood of notices
 class GameLog(RichLog, can_focus=False):
     """A scrollable log; the screen's page keys scroll it so it never takes the focus."""
 
+    # Lines are wrapped as they are written: without a column kept for the scrollbar, the one
+    # that comes with the log's first full page hid the last character of every line before it.
+    DEFAULT_CSS = """
+    GameLog {
+        overflow-y: auto;
+        overflow-x: hidden;
+        scrollbar-gutter: stable;
+    }
+    """
+
     def __init__(self, *, id: str | None = None) -> None:
         # min_width=1: RichLog's default (78) would render lines wider than a side log and cut them.
         super().__init__(id=id, max_lines=MAX_LINES, wrap=True, markup=False, auto_scroll=True,
