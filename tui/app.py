@@ -182,7 +182,7 @@ class CardApp(App[str | None]):
         session = self.session
         message = None
         if session is not None and not session.closed:
-            await session.close()
+            await session.close(leave=True)  # chosen: a networked seat's bot plays it at once
             path = getattr(session, "save_path", None)
             if path is not None and path.exists():
                 message = f"Match saved to {path}. Continue it with: cardtui play --resume"

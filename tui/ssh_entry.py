@@ -138,7 +138,7 @@ class ServerApp(CardApp):
         """Leave the table for the lobby (the seat's place is kept for a while by the dealer)."""
         session, self.session, self.owner = self.session, None, None
         if session is not None and not session.closed:
-            await session.close()
+            await session.close(leave=True)  # chosen: the seat's bot plays it from now on
         if self._quitting or not isinstance(self.screen, GameScreen):
             super().exit()
             return

@@ -194,6 +194,14 @@ class Rematch(Message):
     owner: Annotated[bytes | None, Opt(SECRET)] = None
 
 
-SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SetHouse | Rematch | SeatSays
+@kind
+class Leave(Message):
+    """A seated person leaves a match under way: the seat's bot plays it now, not after the
+    table's away time, until they come back."""
+
+    t = "leave"
+
+
+SeatBody = Join | Sync | Chat | Start | Ready | SeatBot | SetHouse | Rematch | Leave | SeatSays
 SEAT_BODIES: Final = Family[SeatBody]("seat message", [
-    Join, Sync, Chat, Start, Ready, SeatBot, SetHouse, Rematch, SeatSays])
+    Join, Sync, Chat, Start, Ready, SeatBot, SetHouse, Rematch, Leave, SeatSays])

@@ -595,9 +595,10 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             except (ConnectionError, RelayClosed):
                 pass
 
-    async def close(self) -> None:
+    async def close(self, leave: bool = False) -> None:
         """Leave the table; in a deal by mental poker, hand this seat's round key over first,
-        so the round goes on with the host's bot in the seat."""
+        so the round goes on with the host's bot in the seat; elsewhere, when the person chose
+        to `leave`, say so: the bot plays the seat at once, not after the table's away time."""
         if not self.closed and self._handover():
             self._handing_over.clear()
             outgoing, self._out = self._out, []
@@ -607,12 +608,15 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 await asyncio.wait_for(self._handing_over.wait(), HANDOVER_SECONDS)
             except TimeoutError:
                 log.info("the host did not forward this seat's handover in time")
+        elif (leave and not self.closed and self.my_seat is not None and self._started_match
+              and self.result is None):
+            await self._send(pack("leave"))
         self.closed = True
         for task in (self._task, self._retry, self._turn_task):
             if task is not None:
                 task.cancel()
         await self._shutdown_connection()
-        await super().close()
+        await super().close(leave)
 
     async def _shutdown_connection(self) -> None:
         if self._conn is not None:

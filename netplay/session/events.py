@@ -196,6 +196,7 @@ class GameSession:
         """Propose a move for your seat; raises IllegalMove when it is not legal here."""
         raise NotImplementedError
 
-    async def close(self) -> None:
-        """Stop; a local match saves itself first."""
+    async def close(self, leave: bool = False) -> None:
+        """Stop; a local match saves itself first. `leave`: the person chose to leave the match
+        (a networked seat's bot then plays it at once)."""
         self.closed = True

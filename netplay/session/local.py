@@ -107,12 +107,12 @@ class LocalMatch(GameSession):
         self._apply(move)
         self._wake.set()
 
-    async def close(self) -> None:
+    async def close(self, leave: bool = False) -> None:
         """Save an unfinished match and stop."""
         self.save()
         if self._task is not None:
             self._task.cancel()
-        await super().close()
+        await super().close(leave)
 
     # -- the match loop -----------------------------------------------------
 

@@ -237,7 +237,7 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,
                 "start": self._on_start, "sync": self._on_sync, "ready": self._on_ready,
                 "seat_bot": self._on_seat_bot, "house": self._on_house,
-                "rematch": self._on_rematch}
+                "rematch": self._on_rematch, "leave": self._on_leave}
 
     def _budget(self, conn: int) -> ConnBudget:
         budget = self.budgets.get(conn)

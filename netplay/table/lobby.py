@@ -21,6 +21,7 @@ from netplay.fair import PublicIdentity, new_secret
 from netplay.messages import (
     Chat,
     Join,
+    Leave,
     ProtocolError,
     Ready,
     Rematch,
@@ -169,7 +170,9 @@ class HostLobby(TableState):
         if index is None:
             return
         seat = self.seats[index]
-        seat.conn, seat.away_since = None, time.monotonic()
+        # A seat that said it left stays left since then (its bot already plays it).
+        now = time.monotonic()
+        seat.conn, seat.away_since = None, min(now, seat.away_since or now)
         self.on_event(f"seat {index} ({seat.name}) lost its connection")
         if not self.started:
             self.seats[index] = Seat()
@@ -295,6 +298,19 @@ class HostLobby(TableState):
         self.seats[index].ready = msg.ready
         await self._send_lobby()
         await self._start_if_everyone_is_in()
+
+    async def _on_leave(self, conn: int, msg: Leave) -> None:
+        index = self.seat_of(conn)
+        if index is None or not self.started:
+            raise ProtocolError("not_allowed", "only a seated player leaves, once the match is on")
+        seat = self.seats[index]
+        if seat.away_since is not None:
+            return  # already left (or away): nothing changes, nothing to log again
+        # As if away for the table's whole away time: its bot plays from now on, and the seat
+        # is the person's again when they come back (a join clears this).
+        seat.away_since = time.monotonic() - self.config.away_timeout
+        self.on_event(f"seat {index} ({seat.name}) left the match: its bot plays")
+        self._wake.set()
 
     async def _on_seat_bot(self, conn: int, msg: SeatBot) -> None:
         self._check_owner(conn, msg, "seats and unseats bots")

@@ -1,0 +1,67 @@
+"""A person who chooses to leave a match under way (`q` and yes in the app, or leaving a server's
+table for its lobby) has the seat's bot play at once, as the quit question promises, not after
+the table's away time; a watcher, or a seat before the start, cannot say it left. A relay and a
+trusted-dealer host on 127.0.0.1, in this process."""
+
+from __future__ import annotations
+
+import asyncio
+
+from engine.house import HouseRules
+from netplay.protocol import pack
+from netplay.relay.client import RelayConnection
+from netplay.relay.server import start_relay
+from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.session.events import Notice
+from netplay.table.host import Host, HostConfig
+from tests.netplay.test_prepared_table import until
+
+
+async def test_a_seat_that_leaves_is_played_by_its_bot_at_once() -> None:
+    # An away time no test waits for: only the leave can let the bot move for seat 0.
+    host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=3, bot_delay=0.0,
+                           away_timeout=3600.0, house=HouseRules(target=10)))
+    events: list[str] = []
+    host.on_event = events.append
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    leaver = RemoteSession(game="", url=relay.url, room=conn.room, name="leaver")
+    stayer = RemoteSession(game="", url=relay.url, room=conn.room, name="stayer")
+    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="w", watch=True)
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for person in (leaver, stayer):
+            await person.start()
+            await person.wait_seated()
+        await leaver._send(pack("leave"))  # before the start: refused, nothing changes
+        tasks.append(asyncio.create_task(play_as_bot(stayer, "greedy", 1)))
+        await leaver.set_ready(True)
+        await until(lambda: host.state is not None, "the deal")
+        await watcher.start()
+        await until(lambda: watcher.view is not None, "the watcher following")
+        await watcher._send(pack("leave"))
+        seat = leaver.my_seat
+        await leaver.close(leave=True)
+        await until(lambda: host.state is not None and any(
+            effect.seat == seat for effect in host.state.history), "a move for the leaver")
+        await until(lambda: host.finished, "the match's end")
+        assert f"seat {seat} (leaver) left the match: its bot plays" in events
+        refusals = [e.text for e in drain(watcher) if isinstance(e, Notice)
+                    and "only a seated player leaves" in e.text]
+        assert refusals, "the watcher's leave is refused"
+    finally:
+        for task in tasks:
+            task.cancel()
+        for person in (leaver, stayer, watcher):
+            await person.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
+
+
+def drain(session: RemoteSession) -> list[object]:
+    found = []
+    while not session.queue.empty():
+        found.append(session.queue.get_nowait())
+    return found
