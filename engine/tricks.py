@@ -175,7 +175,7 @@ def trick_problem(table: Counter[int], card: int, trick: Trick, max_row: int | N
     if total == 0:
         return "the total is 0: a trick must be worth at least 100"
     if total % 100:
-        return f"the total {total} is not a multiple of 100"
+        return f"the total {total:,} is not a multiple of 100"
     return None
 
 

@@ -100,7 +100,8 @@ class Stats:
             played, won = self.played.get(game, 0), self.won.get(game, 0)
             out.append(f"{game.capitalize()}: {played} match{'es' if played != 1 else ''},"
                        f" {won} won")
-        out.append(f"Best Hekata trick: {self.best_trick:,}")
+        out.append(f"Best Hekata trick: {self.best_trick:,}" if self.best_trick
+                   else "Best Hekata trick: none taken yet")
         return out
 
 

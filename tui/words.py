@@ -74,7 +74,8 @@ def hekata_words(name: str, effect: HekataEffect, show_drawn: bool = False) -> s
         text += f" and takes {move.trick} = {effect.total:,}"
     seen = [c for c in effect.drawn if c is not None]
     if show_drawn and seen:
-        text += f", draws {' '.join(map(str, seen))}"
+        # "draws 0" read as "drew nothing": the digit drawn is named as a card.
+        text += ", draws " + " and ".join(f"{'an' if c == 8 else 'a'} {c}" for c in seen)
     return text
 
 

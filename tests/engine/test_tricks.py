@@ -63,8 +63,8 @@ def test_rows_values_and_cards():
         ([3], 3, "3", "a trick needs at least one table card"),
         ([9], 1, "9_ + 1_", "the units column is empty"),
         ([5, 5], 0, "5__ + 5__ + 0", "the tens column is empty"),
-        ([3, 5, 9, 8], 2, "5398 + 2_", "the total 5418 is not a multiple of 100"),
-        ([3, 5, 9, 8], 2, "5392 + 8_", "the total 5472 is not a multiple of 100"),
+        ([3, 5, 9, 8], 2, "5398 + 2_", "the total 5,418 is not a multiple of 100"),
+        ([3, 5, 9, 8], 2, "5392 + 8_", "the total 5,472 is not a multiple of 100"),
         ([0, 0], 0, "0 + 0_ + 0", "the total is 0"),
     ],
 )

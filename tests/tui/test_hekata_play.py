@@ -62,7 +62,7 @@ async def test_hint_fills_the_best_trick_and_escape_lays_alone() -> None:
         await pilot.press("escape")  # lay it without taking
         await settle(pilot)
         assert all(region.bottom <= 23 and region.height for region in layout(screen).values())
-        assert "Me lays 9, draws 5\n" in log_text(app) + "\n"  # issue 13.17: what you drew
+        assert "Me lays 9, draws a 5\n" in log_text(app) + "\n"  # issue 13.17: what you drew
 
 
 async def test_a_whole_deal_by_keys() -> None:

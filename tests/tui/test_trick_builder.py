@@ -280,7 +280,7 @@ async def test_the_sum_reads_like_a_written_addition() -> None:
         lines = screen_text(app).splitlines()
         assert any(line.startswith("│    5398") for line in lines)
         assert any(line.startswith("│ +     2") for line in lines)
-        assert any(line.startswith("│    5400") and "✓ a trick worth 5400" in line
+        assert any(line.startswith("│    5400") and "✓ a trick worth 5,400" in line
                    for line in lines)
         assert builder.region.width <= 64 and builder.region.height <= 14
 

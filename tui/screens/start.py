@@ -44,6 +44,7 @@ class StartScreen(Screen[None]):
         Binding("j", "join", "Join"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
+        Binding("q", "app.quit", "Quit", show=False),  # as on every other screen (typed in a field, q is a letter)
     ]
 
     def __init__(self, defaults: MatchOptions | None, ascii_only: bool = False,

@@ -26,7 +26,6 @@ from textual.widgets import Label
 from engine.cards import parse_digit
 from engine.errors import IllegalMove
 from engine.tricks import Row, Trick, best_trick, check_trick
-from tui.words import grouped
 
 __all__ = ["TrickBuilder"]
 
@@ -275,7 +274,7 @@ class TrickBuilder(Widget, can_focus=True):
         Binding("c", "clear", "Clear", show=False),  # the builder's own help line names it
         Binding("h", "hint", "Hint"),
         Binding("t", "take", "Take"),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", "Lay alone"),  # what esc does: the card laid, no trick
         # A digit key adds a free card of that digit, so typing `98+2` builds `98 + 2`. Digits
         # are bindings like n and s, so keys typed fast are applied in the order typed (a key
         # handler ran digits before an n typed ahead of them).
@@ -444,7 +443,7 @@ class TrickBuilder(Widget, can_focus=True):
         # Summed here too: a row the engine refuses to build (05) still shows in the sum.
         total = sum(int("".join(map(str, row.digits))) * 10**row.shift for row in rows)
         if self.is_legal:
-            verdict = f"{'OK' if self.ascii_only else '✓'} a trick worth {grouped(str(self.total))}"
+            verdict = f"{'OK' if self.ascii_only else '✓'} a trick worth {self.total:,}"
         elif self.reason is not None:
             verdict = f"{'!!' if self.ascii_only else '✗'} {self.reason}"
         else:
