@@ -152,6 +152,41 @@ async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r(open_tab
             await session.close()
 
 
+async def test_the_result_says_who_offers_the_rematch(open_table: TableOpener) -> None:
+    """The offer was said only in the log, which the result dialog hides at 80x24: the result,
+    shown again with its Rematch button, now says who offers and that r accepts."""
+    _host, url, room = await open_table(HostConfig(
+        game="zodiak", players=3, bots=1, seed=4, owner_secret=secrets.token_hex(16),
+        require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
+        house=HouseRules(target=1)))
+    offerer = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
+    me = RemoteSession(game="", url=url, room=room, name="Bo")
+    for session in (offerer, me):
+        session.after_match = True
+        await session.start()
+        await session.wait_seated()
+    players = [asyncio.create_task(play_for(s)) for s in (offerer, me)]
+    for session in (offerer, me):
+        await session.set_ready(True)
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, MatchResult), "the result",
+                             limit=60)
+            await wait_until(pilot, lambda: offerer.result is not None, "Ann's end")
+            await offerer.offer_rematch()
+            await wait_until(pilot, lambda: isinstance(app.screen, MatchResult)
+                             and "offers a rematch" in app.screen.body, "the result, again")
+            assert app.screen.body.startswith(
+                "Ann offers a rematch with the same seats: r accepts it.\n")
+            assert app.screen.rematch
+    finally:
+        for task in players:
+            task.cancel()
+        for session in (offerer, me):
+            await session.close()
+
+
 class ShowsResults(CardApp):
     """The app, counting the round results it shows."""
 

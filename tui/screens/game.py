@@ -104,6 +104,7 @@ class GameScreen(Screen[None]):
         self.scores: tuple[int, ...] = ()
         self.round_number = 0
         self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
+        self.rematch_offer = ""  # who offered a rematch of the match that ended, in words
         self.last_mover: int | None = None
         self.last_move: Move | None = None
         self.sent = False
@@ -304,6 +305,8 @@ class GameScreen(Screen[None]):
             return
         elif isinstance(event, RematchOffered):
             by = "The host" if event.by is None else event.by
+            # Said on the result too: at 80x24 the dialog hides the log that says it.
+            self.rematch_offer = f"{by} offers a rematch with the same seats: r accepts it."
             self.write_log(f"{by} offers a rematch with the same seats: r on the result"
                            " accepts it.", note=True)
             if getattr(self.session, "is_owner", False):
@@ -410,13 +413,15 @@ class GameScreen(Screen[None]):
         table = self.score_history()
         if table:
             body += "\n\n" + table
+        if self.rematch_offer:
+            body = f"{self.rematch_offer}\n\n{body}"
         rematch = card_app(self.app).can_rematch()
         self.app.push_screen(MatchResult(title, body, rematch), self._after_result)
 
     def _start_again(self) -> None:
         """Forget the match that ended: a rematch begins on this screen."""
         self.match_over, self.match_winner, self.reviewing = False, None, False
-        self.history = []
+        self.history, self.rematch_offer = [], ""
         self.rounds_before += self.round_number
         if isinstance(self.app.screen, MatchResult):
             self.app.screen.dismiss("again")
