@@ -163,6 +163,8 @@ class Lobby(Message):
     after: Annotated[int | None, AFTER] = None
     house: Annotated[str | None, Opt(Text(200))] = None  # the house rules, set in the lobby
     target: Annotated[int | str | None, Opt(SCORE)] = None  # the target they make
+    # The rounds the table played before this match (or the one offered): its rounds number on.
+    rounds_before: Annotated[int | None, Opt(COUNT)] = None
 
 
 @kind

@@ -500,4 +500,4 @@ class ClientChecks(SeatState):
         self.emit(Notice(told, "error" if failures else "info", kept=bool(failures)))
         self.emit(RoundEnded(view.copy() if view else None, winner,
                              read_number(msg.points, "'points'"), tuple(scores),
-                             msg.summary[:200]))
+                             msg.summary[:200], ledger.number))

@@ -88,6 +88,7 @@ class SeatState(GameSession, ABC):
     _http: aiohttp.ClientSession | None = None
     _task: asyncio.Task[None] | None = None
     _started_match: bool = False
+    rounds_before: int | None = None  # the table's rounds before this match, as its lobby says
     rematch_offered: bool = False  # the host offered a rematch after the match: ready accepts
     after_match: bool = False  # keep listening once the match is over, for a rematch
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker
@@ -130,7 +131,7 @@ class SeatState(GameSession, ABC):
         if not self._started_match:
             self._started_match = True
             self.emit(MatchStarted(self.game, self.seats, self.my_seat, self.target,
-                                   tuple(state.scores)))
+                                   tuple(state.scores), self.rounds_before))
         self.emit(RoundStarted(self.round_number, state.copy(), tuple(state.scores)))
 
     # -- netplay/seat/remote.py -----------------------------------------------

@@ -39,6 +39,7 @@ class MatchStarted:
     my_seat: int | None
     target: int
     scores: tuple[int, ...]
+    rounds_before: int | None = None  # the table's rounds before this match (None: not told)
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,7 @@ class RoundEnded:
     points: int
     scores: tuple[int, ...]
     summary: str
+    number: int = 0  # the round's number at the table, as RoundStarted's (0: not told)
 
 
 @dataclass(frozen=True)

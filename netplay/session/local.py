@@ -165,9 +165,11 @@ class LocalMatch(GameSession):
         match, dealt = self.match, self.dealt
         assert match is not None and dealt is not None
         winner, points = dealt.outcome()
+        number = match.rounds_played + 1
         match.end_round(dealt.state)
         self.emit(RoundEnded(self._view(), winner, points, tuple(match.scores),
-                             round_summary(self.game, self.seats, dealt.state, winner, points)))
+                             round_summary(self.game, self.seats, dealt.state, winner, points),
+                             number))
         self.dealt = None
 
     def _view(self) -> Round:

@@ -190,7 +190,8 @@ class HostLobby(TableState):
         seats = [{**asdict(s.info()), "seat": i, "id": bytes.fromhex(s.ident) if s.ident else None}
                  for i, s in enumerate(self.seats)]
         await self._broadcast("lobby", seats=seats, started=self.started,
-                              watching=len(self.spectators), **self._house_facts())
+                              watching=len(self.spectators), rounds_before=self.round_base,
+                              **self._house_facts())
 
     def _house_facts(self) -> dict[str, Any]:
         """The house rules and the target they make, which the host may change in the lobby."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from engine.house import HouseRules
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
@@ -56,3 +57,30 @@ async def test_a_watcher_coming_mid_round_is_told_the_names_before_the_round() -
         assert events.index(started[0]) < events.index(rounds[0])
         assert [s.name for s in started[0].seats] == ["bot 0", "bot 1", "bot 2"], mental
         assert started[0].my_seat is None
+
+
+async def test_one_who_comes_after_a_rematch_began_numbers_its_rounds_from_one() -> None:
+    """The lobby says how many rounds the table played before this match (`rounds_before`): a
+    seat or watcher that comes once a rematch is under way numbers its rounds as the others do,
+    from 1, not from the table's count (it showed round 5 where the others showed round 1)."""
+    host = Host(HostConfig(game="zodiak", players=3, bots=3, seed=5, bot_delay=0.05,
+                           mental=False, rematches=1, house=HouseRules(target=1)))
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="w", watch=True)
+    events: list[Event] = []
+    try:
+        await until(lambda: host.round_base >= 1 and host.started and host.state is not None
+                    and len(host.state.history) >= 2, "the rematch under way")
+        await watcher.start()
+        await until(lambda: drain(watcher, events), "the watcher to be told of a move")
+        started = next(e for e in events if isinstance(e, MatchStarted))
+        first = next(e for e in events if isinstance(e, RoundStarted))
+        assert started.rounds_before == host.round_base >= 1
+        assert first.number - host.round_base == host.match.rounds_played + 1 >= 1
+    finally:
+        await watcher.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()

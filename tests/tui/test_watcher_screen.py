@@ -37,3 +37,21 @@ async def test_a_round_end_before_the_match_start_shows_seat_numbers_and_goes_on
         await pilot.pause()
         keys = [str(key.description) for key in app.screen.query("FooterKey")]
         assert "Quit" in keys and "Move" not in keys  # no hand to move along
+
+
+async def test_rounds_are_numbered_from_the_matchs_first_even_for_one_who_came_late() -> None:
+    """A seat back after a rematch began is told the table's rounds before the match, and a
+    round whose start it never saw is numbered by its end (a score row read "0")."""
+    session = GameSession(game="zodiak")
+    app = CardApp(session, pace=0.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        match = Match("zodiak", 3, ("leo", "aries", "virgo"), dealer=0)
+        state = match.start_round(match.rules.shuffled_deck(random.Random(3)))
+        seats = tuple(SeatInfo(f"bot {i}") for i in range(3))
+        session.emit(MatchStarted("zodiak", seats, None, 55, (0, 0, 0), rounds_before=4))
+        session.emit(RoundEnded(None, 0, 5, (5, 0, 0), "bot 0 goes out and scores 5.", 6))
+        session.emit(RoundStarted(7, state.view(None), (5, 0, 0)))
+        screen = app.screen
+        await wait_for(pilot, lambda: getattr(screen, "round_number", 0) == 3, "round 3")
+        board = str(screen.query_one("#score-board", Static).render())
+        assert board.splitlines()[1].split()[:2] == ["2", "5"], board

@@ -244,6 +244,8 @@ class GameScreen(Screen[None]):
                 self._start_again()
             self.seats, self.my_seat, self.target = event.seats, event.my_seat, event.target
             self.scores = event.scores
+            if event.rounds_before is not None:  # a seat that came back after a rematch began
+                self.rounds_before = event.rounds_before
             if self.my_seat is None:
                 self.query_one("#hand", CardRow).empty_text = "Every hand is hidden from you."
             self.app.sub_title = f"first to {event.target:,}"
@@ -279,6 +281,8 @@ class GameScreen(Screen[None]):
             self._fresh_timer = self.set_timer(FRESH_SECONDS, self.fade_last_move)
         elif isinstance(event, RoundEnded):
             self.view, self.scores = event.view, event.scores
+            if event.number:  # also a round whose start this seat never saw (it came back)
+                self.round_number = event.number - self.rounds_before
             summary = self.round_title(event.winner, event.points)
             self.history.append((self.round_number, event.winner, event.points, event.scores))
             self.query_one("#score-board", Static).update(self.score_history())
