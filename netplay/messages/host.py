@@ -118,6 +118,9 @@ class Synced(Message):
     t = "synced"
     c: Annotated[int, CHAIN]
     n: Annotated[int, COUNT]
+    # What the turn in play has left on the table's timer: a seat or watcher that catches up
+    # counts down from there, not from a whole turn.
+    turn_left: Annotated[float | None, Opt(Real(0.0, float("inf")))] = None
 
 
 @kind

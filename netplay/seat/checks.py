@@ -5,6 +5,7 @@ docs/FAIRNESS.md says what each check proves and whom a failure blames.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from engine import zodiak
@@ -95,6 +96,9 @@ class ClientChecks(SeatState):
             return  # the end of a resync this seat refused, or of none: it still waits for one
         self.phase = "live"
         self._ever_live = True
+        if msg.turn_left is not None and self.turn_seconds and self.turn_since is not None:
+            left = min(msg.turn_left, float(self.turn_seconds))  # a host's figure, bounded
+            self.turn_since = time.monotonic() - (self.turn_seconds - left)
         self._resend_unforwarded()
         self._duties()
         if self.dealing == "mental":

@@ -98,7 +98,15 @@ class HostDealing(TableState):
             await self._send(conn, pack("resync", c=number, n=start))
             for body in bodies:
                 await self._send(conn, body)
-            await self._send(conn, pack("synced", c=self.round_number, n=len(self.log)))
+            await self._send(conn, pack("synced", c=self.round_number, n=len(self.log),
+                                        turn_left=self._turn_left()))
+
+    def _turn_left(self) -> float | None:
+        """The seconds the turn in play has left on the table's timer, if it has one."""
+        limit, began, state = self.config.turn_seconds, self.turn_began, self.state
+        if not limit or began is None or state is None or state.round_over:
+            return None
+        return max(0.0, began + limit - time.monotonic())
 
     def _seat_head(self, seat: int, kind: str) -> ChainHead:
         sender: int | str = seat if kind == "move" else f"{seat}/{kind}"

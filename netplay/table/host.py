@@ -452,6 +452,7 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
             seat = state.turn
             if position != (id(state), len(state.history)):
                 position, turn_began = (id(state), len(state.history)), time.monotonic()
+                self.turn_began = turn_began  # a seat catching up is told what is left of it
             occupant = self.seats[seat]
             timed_out = False
             play = self.mental

@@ -144,6 +144,7 @@ class TableState(ABC):
     round_base: int = 0  # rounds of the table's earlier matches: a rematch numbers on from them
     round_scored: bool = True  # whether the match has taken the last round's scores
     moves_made: int = 0
+    turn_began: float | None = None  # when the play loop saw the turn in play begin (monotonic)
     started: bool = False
     finished: bool = False
     seed: int = 0

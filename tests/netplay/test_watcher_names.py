@@ -84,3 +84,34 @@ async def test_one_who_comes_after_a_rematch_began_numbers_its_rounds_from_one()
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+async def test_one_who_comes_mid_turn_counts_down_what_the_turn_has_left() -> None:
+    """`synced` says what the turn in play has left on the table's timer: a watcher arriving
+    five seconds into a turn showed the whole turn again."""
+    host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=5, bot_delay=0.0,
+                           mental=False, turn_seconds=60.0))
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
+              for i in range(2)]  # neither moves: the first turn runs on
+    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="w", watch=True)
+    try:
+        for person in people:
+            await person.start()
+            await person.wait_seated()
+            await person.set_ready(True)
+        await until(lambda: host._turn_left() is not None, "the first turn")
+        await asyncio.sleep(5)
+        await watcher.start()
+        await until(lambda: watcher.turn_left() is not None and watcher.phase == "live",
+                    "the watcher caught up")
+        told, kept = watcher.turn_left(), host._turn_left()
+        assert told is not None and kept is not None and abs(told - kept) < 1.0, (told, kept)
+    finally:
+        for session in (*people, watcher):
+            await session.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
