@@ -7,8 +7,10 @@ from __future__ import annotations
 from textual.app import App
 from textual.widgets import Footer
 
-from tests.tui.conftest import fresh_app, settle
+from tests.tui.conftest import app_from_deal, fresh_app, settle
 from tests.tui.test_hekata_play import deal_app
+from tests.tui.test_join_flood import wait_for
+from tui.screens.dialogs import MatchResult
 from tui.widgets.trick_builder import TrickBuilder
 
 
@@ -42,3 +44,25 @@ async def test_zodiaks_keys_fit_80_columns_in_plain_ascii() -> None:
         await settle(pilot)
         await pilot.pause()
         assert keys_cut_off(app) == []
+
+
+async def test_looking_back_at_a_finished_match_offers_its_keys_not_moves() -> None:
+    """After a match, look back (v): the footer offered Play and Hint, which do nothing then,
+    and not r, which shows the result again."""
+    app = app_from_deal("zodiak", [{"name": "Me", "sign": "leo"},
+                                   {"name": "Ada", "sign": "pisces", "bot": "greedy"}], 1, {
+        "hands": [["7H"], ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
+        "pile": ["2H"], "stock": ["4D", "5H"]}, scores=[50, 0])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # play the 7: out, and the match is won
+        await wait_for(pilot, lambda: isinstance(app.screen, MatchResult), "the result")
+        assert "Rematch" in footer_keys(app)  # the dialog's own footer
+        await pilot.press("v")
+        await wait_for(pilot, lambda: "Result" in footer_keys(app), "r in the footer")
+        assert not {"Play", "Draw", "Hint", "Pick"} & set(footer_keys(app))
+
+
+def footer_keys(app: App[None]) -> list[str]:
+    """What the footer on top says each key does."""
+    return [str(key.description) for key in app.screen.query("FooterKey")]

@@ -1,4 +1,7 @@
-"""Small modal dialogs: confirm quitting, pick a suit for a wild eight, a round's summary, the result."""
+"""Small modal dialogs: confirm quitting, pick a suit for a wild eight, a round's summary, the result.
+
+Each has a footer of its own: the screen's underneath offered keys the dialog does not take.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, SUITS
 from tui.literal import literal
@@ -33,6 +36,7 @@ class ConfirmQuit(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.yes, id="yes", variant="error")
                 yield Button(self.no, id="no", variant="primary")
+        yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -68,6 +72,7 @@ class SuitPicker(ModalScreen[str | None]):
                     symbol = suit if self.ascii_only else SUIT_SYMBOLS[suit]
                     yield Button(f"{symbol} {SUIT_NAMES[suit]} ({suit.lower()})", id=f"suit-{suit}",
                                  classes="suit-red" if suit in "HD" else "suit-black")
+        yield Footer()
 
     def on_mount(self) -> None:
         if self.suggested:
@@ -98,6 +103,7 @@ class Summary(ModalScreen[None]):
             yield Static(literal(self.body), classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.button} (enter)", variant="primary", id="continue")
+        yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(None)
@@ -140,6 +146,7 @@ class MatchResult(ModalScreen[str]):
                     yield Button("Rematch (r)", id="rematch", variant="success")
                 yield Button("Look back (v)", id="review")
                 yield Button("Leave (enter)", id="leave", variant="primary")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#leave", Button).focus()

@@ -58,7 +58,7 @@ from tui.words import grouped, plain_text, pretty_cards
 COMMON_BINDINGS: list[BindingType] = [
     Binding("home", "cursor_to(0)", "First card", show=False),
     Binding("end", "cursor_to(-1)", "Last card", show=False),
-    Binding("r", "show_result", "Result", show=False),
+    Binding("r", "show_result", "Result"),  # shown only while looking back (check_action)
     Binding("pageup", "log_page(-1)", "Log", key_display="PgUp"),
     Binding("pagedown", "log_page(1)", "Log down", show=False),
     Binding("question_mark", "help", "Help", key_display="?"),
@@ -509,7 +509,8 @@ class GameScreen(Screen[None]):
         host flooding its seats with notices) asked for one each and kept the app busy for half
         a minute. What `check_action` answers depends only on these.
         """
-        shown = (self.my_turn, self.reviewing, self.has_class("-building"), self.my_seat is None)
+        shown = (self.my_turn, self.reviewing, self.has_class("-building"), self.my_seat is None,
+                 self.match_over)
         if shown != self._bindings_shown:
             self._bindings_shown = shown
             self.refresh_bindings()
