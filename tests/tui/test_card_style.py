@@ -55,3 +55,19 @@ async def test_choosing_plain_ascii_in_settings_redraws_the_start_screen() -> No
         settings = await open_screen(pilot, "s", SettingsScreen)
         await wait_for(pilot, lambda: {str(a.render()) for a in settings.query(".down-arrow")
                                        .results(Static)} == {"v"}, "plain arrows in Settings")
+
+
+async def test_plain_ascii_gives_textuals_own_fields_and_buttons_plain_borders() -> None:
+    """Inputs, drop-downs and switches drew half blocks (▊▔▁▎) round themselves, buttons ▔ and
+    ▁ edges: in plain ASCII they get + - | borders, or none."""
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0),
+                  ascii_only=True)
+    async with app.run_test(size=(80, 40)) as pilot:
+        settings = await open_screen(pilot, "s", SettingsScreen)
+        await pilot.pause()
+        borders = {settings.query_one(selector).styles.border_top[0]
+                   for selector in ("#set-name", "#set-sign SelectCurrent", "#set-bell")}
+        assert borders == {"ascii"}
+        assert {button.styles.border_top[0] for button in settings.query("Button")} <= {"", "none"}
+        start = app.screen_stack[-2]  # its fields are compact: no border at all
+        assert start.query_one("#name").styles.border_top[0] in ("", "none")
