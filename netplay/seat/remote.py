@@ -375,6 +375,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             if s.seat < len(self.ids) and s.id is not None:
                 self.ids[s.seat] = public_identity(s.id)  # keys of the next chain
         self.lobby_ids = lobby_ids
+        self.table_started = msg.started
         if msg.rounds_before is not None:
             self.rounds_before = msg.rounds_before
         if msg.house is not None and not self._started_match:

@@ -89,6 +89,7 @@ class SeatState(GameSession, ABC):
     _task: asyncio.Task[None] | None = None
     _started_match: bool = False
     rounds_before: int | None = None  # the table's rounds before this match, as its lobby says
+    table_started: bool = False  # the lobby says the match is under way (maybe before our deal)
     rematch_offered: bool = False  # the host offered a rematch after the match: ready accepts
     after_match: bool = False  # keep listening once the match is over, for a rematch
     mental: MentalPlay | None = None  # this seat's side of a round dealt by mental poker

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import secrets
 
-from textual.widgets import RichLog
+from textual.app import App
+from textual.widgets import RichLog, Static
 
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
 from netplay.seat.remote import CHAT_KEPT, RemoteSession, play_as_bot
-from netplay.session.events import MAX_QUEUED_NOTES
+from netplay.session.events import MAX_QUEUED_NOTES, SeatInfo
 from netplay.table.host import Host, HostConfig
 from tui.app import CardApp
 from tui.screens.game import GameScreen
@@ -184,3 +185,28 @@ async def test_a_host_flooding_the_lobby_with_chat_keeps_the_client_bounded() ->
     finally:
         friend_plays.cancel()
         await close_table(relay, conn, serving, me, friend)
+
+
+async def test_a_seat_back_in_a_match_under_way_is_told_so_not_to_get_ready() -> None:
+    """A seat that comes back mid-round at a mental-poker table (a new key) waits in the lobby
+    for the next deal: the lobby said "Starts when ... ready (F2)" and offered F2; it now says
+    the match is under way, and offers no F2 (the lobby's `started`)."""
+    session = RemoteSession(game="zodiak", url="ws://127.0.0.1:9/ws", room="ABCD2345EF",
+                            name="Me")  # never started: the screen reads only what it holds
+    session.my_seat = 0
+    session.seats = (SeatInfo("Me", "leo"), SeatInfo("bot 1", "leo", "greedy"))
+    session.table_started = True
+
+    class Lobby(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(SeatsScreen(session))
+
+    app = Lobby()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+        await wait_until(pilot, lambda: "under way" in str(
+            app.screen.query_one("#seats-help", Static).render()), "the words")
+        help_text = str(app.screen.query_one("#seats-help", Static).render())
+        keys = [str(key.description) for key in app.screen.query("FooterKey")]
+        assert "Ready" not in keys and "(F2)" not in help_text
+        assert "you are dealt in at the next round" in help_text

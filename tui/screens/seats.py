@@ -72,6 +72,7 @@ class SeatsScreen(Screen[None]):
         self._chat_seen = 0
         self._house_shown = session.house
         self._deck_shown = session.first_deck_line()
+        self._started_shown = session.table_started
 
     def compose(self) -> ComposeResult:
         # No Header: its title watcher can fire after the quick switch to the game screen.
@@ -101,10 +102,13 @@ class SeatsScreen(Screen[None]):
             return
         deck = session.first_deck_line()
         if (session.seats != self.seats or session.house != self._house_shown
-                or deck != self._deck_shown):
-            # House rules the host changed, or the first deck's progress, redraw the help.
+                or deck != self._deck_shown or session.table_started != self._started_shown):
+            # House rules the host changed, the first deck's progress, or the match begun
+            # (before this seat's first deal): redraw the help, and the footer's F2.
             self._house_shown, self._deck_shown = session.house, deck
-            self.seats = session.seats
+            self._started_shown = session.table_started
+            self.seats = session.seats  # always_update: redrawn even when the seats are the same
+            self.refresh_bindings()
         chat = self.query_one("#chat", RichLog)
         new = min(session.chat_count - self._chat_seen, len(session.chat_log))
         for line in session.chat_log[len(session.chat_log) - new:]:
@@ -138,13 +142,27 @@ class SeatsScreen(Screen[None]):
             + dealing_text(session.dealing, session.away_seconds) + "\n"
             + (f"{self._deck_shown}\n" if self._deck_shown else "")
             + session.house.describe() + "\n"
-            + "Starts when every seat is taken and everyone is ready (F2)." + owner_keys))
+            + self._when_it_starts() + owner_keys))
+
+    def _when_it_starts(self) -> str:
+        """What the table waits for, as this visitor can act on it."""
+        watching = self.session.my_seat is None
+        if self.session.table_started:
+            # A seat back mid-round (a new key) is dealt in at the next round, or the round
+            # dealt again; a watcher sees the round once its chain has reached it.
+            return ("The match is under way: you see the table at the next deal."
+                    if watching else
+                    "The match is under way: you are dealt in at the next round.")
+        if watching:
+            return "Starts when every seat is taken and everyone is ready."
+        return "Starts when every seat is taken and everyone is ready (F2)."
+
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "change_bot", "start", "house_rules"):
             return self.session.is_owner
         if action == "toggle_ready":
-            return self.session.my_seat is not None
+            return self.session.my_seat is not None and not self.session.table_started
         return True
 
     async def action_toggle_ready(self) -> None:
