@@ -192,7 +192,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                         break
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
-            if self.closed or self._match_done():
+            if self.closed or self._match_done() or self.gone is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning", state=True))
             lost_at = time.monotonic()
@@ -406,6 +406,9 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         self.emit(Notice(f"{name}: {text}", "chat"))
 
     def _on_error(self, msg: Refused) -> None:
+        if msg.code == "closing":  # the host is stopping: the reconnects would all fail
+            self.gone = msg.message[:200]
+            return
         self.emit(Notice(f"the host refused: {msg.message[:200]}", "warning"))
         if msg.code == "rate_limited" and self.phase == "marker" and self._retry is None:
             self._retry = asyncio.create_task(self._ask_again())

@@ -257,6 +257,15 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
             except (ConnectionError, RelayClosed):
                 log.warning("relay send failed")
 
+    async def say_closing(self) -> None:
+        """Tell every seat and watcher here that the table is closing, before the host stops:
+        each then says so and stops, where it would try to reconnect without end."""
+        here = {seat.conn for seat in self.seats if seat.conn is not None} | self.spectators
+        for conn in sorted(here):
+            await self._send(conn, pack("error", code="closing", message=(
+                "the host closed the table (cardtui host --resume on the host's side opens"
+                " it again)")))
+
     # -- the match ------------------------------------------------------------
 
     async def start_match(self) -> None:

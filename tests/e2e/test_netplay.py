@@ -195,6 +195,26 @@ def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) 
     assert "giving up" in procs.log("seat")
 
 
+def test_a_host_stopped_in_good_order_tells_its_seats_the_table_is_closed(procs: Procs) -> None:
+    """A host stopped by its person (the app's quit, or a signal) says so to every seat, which
+    says it in one line and stops, where it tried to reconnect to nothing for minutes."""
+    port = free_port()
+    host = procs.start("host", "host", "--headless", "--players", "2", "--bots", "1",
+                       "--port", str(port), "--bind", "127.0.0.1", "--seed", "5",
+                       "--speed", "0.5", "--save", str(procs.tmp / "hosted.json"), *TRUSTED_HOST)
+    procs.wait_for_log("host", r"others run")
+    seat = procs.start("seat", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p0",
+                       "--give-up", "600", "--seat-file", str(procs.tmp / "seat.id"),
+                       *TRUSTED_SEATS)
+    procs.wait_for_log("seat", r"(plays|draws)")
+    host.send_signal(signal.SIGTERM)
+    host.wait(timeout=60)
+    assert seat.wait(timeout=120) == 1  # a hang guard: without the word it waited 600 s
+    log = procs.log("seat")
+    assert "the host closed the table (cardtui host --resume" in log, log[-2000:]
+    assert "Traceback" not in log
+
+
 @pytest.mark.usefixtures("mdns_alone")  # no flood of another test in its list
 def test_cardtui_host_is_listed_on_the_lan(procs: Procs) -> None:
     """`cardtui host` announces its table over mDNS (here on loopback: bound there)."""

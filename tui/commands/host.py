@@ -209,6 +209,8 @@ async def host_main(args: argparse.Namespace) -> int:
         await withdraw(lan)
     conn = host.relay or conn  # the last connection, after any reopening
     lost = conn.closed and not stop.is_set() and not host.finished
+    if not host.finished:
+        await host.say_closing()
     await conn.close()
     if relay is not None:
         await relay.close()
