@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import getpass
 import math
 import random
 from dataclasses import dataclass
@@ -68,6 +69,28 @@ def sign_of_today(today: datetime.date | None = None) -> str:
         if (today.month, today.day) >= (month, day):
             sign = name
     return sign
+
+
+def default_name() -> str:
+    """Your login name, capitalised, or "You"."""
+    try:
+        return getpass.getuser().capitalize() or "You"
+    except (OSError, KeyError, ImportError):  # no login name on this platform
+        return "You"
+
+
+def player_name(given: str | None) -> str:
+    """`given` (--name), else the name saved in Settings, else the login name: every command's."""
+    from tui.settings import load_settings
+
+    return given or load_settings().name or default_name()
+
+
+def player_sign(given: str | None) -> str:
+    """`given` (--sign), else the sign saved in Settings, else today's: every command's."""
+    from tui.settings import load_settings
+
+    return given or load_settings().sign or sign_of_today()
 
 
 def new_match(options: MatchOptions) -> LocalMatch:

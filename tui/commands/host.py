@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
-import getpass
 import secrets
 import ssl
 import sys
@@ -29,8 +28,13 @@ from netplay.relay.server import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
-from tui.commands.netargs import add_player_arguments, add_think_argument, stop_on_signals
+from tui.commands.netargs import (
+    add_player_arguments,
+    add_think_argument,
+    stop_on_signals,
+)
 from tui.commands.play import add_house_argument
+from tui.matchsetup import player_name, player_sign
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
         " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
@@ -196,8 +200,8 @@ async def host_main(args: argparse.Namespace) -> int:
     if not args.headless:
         from tui.commands.join import run_seat_app
 
-        seat = RemoteSession(game="", url=url, room=conn.room, name=args.name or getpass.getuser(),
-                             sign=args.sign, owner=bytes.fromhex(config.owner_secret or ""),
+        seat = RemoteSession(game="", url=url, room=conn.room, name=player_name(args.name),
+                             sign=player_sign(args.sign), owner=bytes.fromhex(config.owner_secret or ""),
                              identity_path=host_seat_file(save), tls=tls)
         seat_app = asyncio.create_task(run_seat_app(seat, ascii_only=args.ascii,
                                                     join_hint=join_hint))
@@ -259,7 +263,7 @@ async def announce_on_lan(args: argparse.Namespace, port: int) -> LanAnnouncemen
     try:
         return await LanAnnouncement.start(
             port, reachable_address(args.bind), args.game, args.players,
-            args.name or getpass.getuser(), interfaces=[args.bind] if bound else None)
+            player_name(args.name), interfaces=[args.bind] if bound else None)
     except (OSError, ValueError) as exc:  # no multicast here: joining by address still works
         print(f"cardtui host: not listed on the local network ({exc})", file=sys.stderr)
         return None

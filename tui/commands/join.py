@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import hashlib
 import sys
 import time
@@ -35,7 +34,11 @@ from netplay.session.events import (
     RoundEnded,
     RoundStarted,
 )
-from tui.commands.netargs import add_player_arguments, stop_on_signals
+from tui.commands.netargs import (
+    add_player_arguments,
+    stop_on_signals,
+)
+from tui.matchsetup import player_name, player_sign
 
 # Refusals that can pass: a room's waiting slots free up within seconds, a rate refills.
 RETRY_CODES = frozenset({"room_full", "rate_limited"})
@@ -116,9 +119,9 @@ def seat_session(args: argparse.Namespace,
                      or (args.playouts is not None and args.playouts < 1)):
         report("--think is seconds (more than 0), --playouts at least 1")
         return None
-    name = args.name or getpass.getuser()
+    name = player_name(args.name)
     seat_file = args.seat_file or seat_file_for(url, room, name)
-    return RemoteSession(game="", url=url, room=room, name=name, sign=args.sign,
+    return RemoteSession(game="", url=url, room=room, name=name, sign=player_sign(args.sign),
                          identity_path=seat_file, result_path=args.result, tls=tls,
                          watch=args.watch, expect=args.expect,
                          allow_trusted=args.allow_trusted_dealer)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import getpass
 import importlib
 import sys
 from dataclasses import replace
@@ -15,7 +14,14 @@ from engine.games import GAME_NAMES, GAMES, ZODIAK
 from engine.house import STANDARD, HouseRules
 from engine.zodiak import SIGNS
 from tui.commands.netargs import add_think_argument
-from tui.matchsetup import DEFAULT_SPEED, MatchOptions, sign_of_today
+from tui.matchsetup import (
+    DEFAULT_SPEED,
+    MatchOptions,
+    default_name,
+    player_name,
+    player_sign,
+    sign_of_today,
+)
 from tui.settings import load_settings
 
 if TYPE_CHECKING:
@@ -64,22 +70,12 @@ def house_rules(text: str) -> HouseRules:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def default_name() -> str:
-    """Your login name, capitalised, or "You"."""
-    try:
-        return getpass.getuser().capitalize() or "You"
-    except (OSError, KeyError, ImportError):  # no login name on this platform
-        return "You"
-
-
 def options_from(args: argparse.Namespace) -> MatchOptions:
     """The match the command line asks for."""
     game = args.game or ZODIAK.name
-    saved = load_settings()
     return MatchOptions(
         game=game, players=args.players or GAMES[game].default_players,
-        name=args.name or saved.name or default_name(),
-        sign=args.sign or saved.sign or sign_of_today(),
+        name=player_name(args.name), sign=player_sign(args.sign),
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()) or ("greedy",),
         seed=args.seed, speed=speed_of(args), house=args.house, think=args.think)
 
