@@ -156,7 +156,7 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#players").border_title = "Players"
-        self.query_one("#score-board").border_title = "Scores by " + self.round_word
+        self.query_one("#score-board").border_title = f"Scores after each {self.round_word}"
         self.query_one("#log").border_title = "Log"
         self.query_one("#side-log").border_title = "Log"
         self._apply_width(self.app.size.width)

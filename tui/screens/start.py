@@ -38,7 +38,7 @@ class StartScreen(Screen[None]):
         # field or the screen itself start a match.
         Binding("enter", "play", "Play", show=False),
         Binding("p", "play", "Play"),
-        Binding("r", "resume", "Resume saved"),
+        Binding("r", "resume", "Resume"),
         Binding("s", "settings", "Settings"),
         Binding("o", "host", "Host"),
         Binding("j", "join", "Join"),
