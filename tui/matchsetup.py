@@ -17,6 +17,7 @@ from engine.zodiak import SIGNS, parse_sign
 from netplay.machine import data_dir
 from netplay.session.events import SeatInfo
 from netplay.session.local import LocalMatch
+from tui.settings import load_settings
 
 BOT_NAMES = ("Ada", "Boris", "Cleo")
 DEFAULT_SPEED = 0.6
@@ -81,15 +82,11 @@ def default_name() -> str:
 
 def player_name(given: str | None) -> str:
     """`given` (--name), else the name saved in Settings, else the login name: every command's."""
-    from tui.settings import load_settings
-
     return given or load_settings().name or default_name()
 
 
 def player_sign(given: str | None) -> str:
     """`given` (--sign), else the sign saved in Settings, else today's: every command's."""
-    from tui.settings import load_settings
-
     return given or load_settings().sign or sign_of_today()
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.errors import IllegalMove
 from engine.zodiak import SIGNS
-from netplay.machine import config_dir
+from netplay.machine import config_dir, data_dir
 
 BOT_SPEEDS = {"slow": 1.2, "normal": 0.6, "fast": 0.25, "instant": 0.0}
 CARD_STYLES = ("unicode", "ascii")
@@ -107,8 +107,6 @@ class Stats:
 
 def stats_path() -> Path:
     """The statistics file, next to the saved match."""
-    from tui.matchsetup import data_dir
-
     return data_dir() / "stats.json"
 
 

@@ -614,8 +614,9 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 await asyncio.wait_for(self._handing_over.wait(), HANDOVER_SECONDS)
             except TimeoutError:
                 log.info("the host did not forward this seat's handover in time")
-        elif (leave and not self.closed and self.my_seat is not None and self._started_match
-              and self.result is None):
+        elif leave and not self.closed and self.my_seat is not None and self.result is None:
+            # Also before this client saw the deal (it may lag the host); in the lobby the host
+            # refuses it, and frees the seat when the connection goes.
             await self._send(pack("leave"))
         self.closed = True
         for task in (self._task, self._retry, self._turn_task):
