@@ -176,16 +176,24 @@ def test_killed_host_resumes_and_clients_reconnect(procs: Procs) -> None:
     assert_same_result(results(procs.tmp, [f"r{i}" for i in range(4)]), host_result)
 
 
-def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) -> None:
-    """Issue 13.16: `join --bot` prints the match as it goes and stops once the host is gone."""
+def one_bot_seat_at_a_slow_host(procs: Procs, give_up: float) -> tuple[
+        subprocess.Popen, subprocess.Popen]:
+    """A headless two-seat host (its bot in one seat, half a second a move) and a `join --bot`
+    in the other, giving up after `give_up` seconds out of reach."""
     port = free_port()
     host = procs.start("host", "host", "--headless", "--players", "2", "--bots", "1",
                        "--port", str(port), "--bind", "127.0.0.1", "--seed", "5",
                        "--speed", "0.5", "--save", str(procs.tmp / "hosted.json"), *TRUSTED_HOST)
     procs.wait_for_log("host", r"others run")
     seat = procs.start("seat", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p0",
-                       "--give-up", "1", "--seat-file", str(procs.tmp / "seat.id"),
+                       "--give-up", f"{give_up:g}", "--seat-file", str(procs.tmp / "seat.id"),
                        *TRUSTED_SEATS)
+    return host, seat
+
+
+def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) -> None:
+    """Issue 13.16: `join --bot` prints the match as it goes and stops once the host is gone."""
+    host, seat = one_bot_seat_at_a_slow_host(procs, give_up=1)
     procs.wait_for_log("seat", r"joining ")
     procs.wait_for_log("seat", r"match started in seat \d")
     procs.wait_for_log("seat", r"(plays|draws)")
@@ -198,14 +206,7 @@ def test_a_bot_seat_says_what_happens_and_gives_up_on_a_dead_host(procs: Procs) 
 def test_a_host_stopped_in_good_order_tells_its_seats_the_table_is_closed(procs: Procs) -> None:
     """A host stopped by its person (the app's quit, or a signal) says so to every seat, which
     says it in one line and stops, where it tried to reconnect to nothing for minutes."""
-    port = free_port()
-    host = procs.start("host", "host", "--headless", "--players", "2", "--bots", "1",
-                       "--port", str(port), "--bind", "127.0.0.1", "--seed", "5",
-                       "--speed", "0.5", "--save", str(procs.tmp / "hosted.json"), *TRUSTED_HOST)
-    procs.wait_for_log("host", r"others run")
-    seat = procs.start("seat", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p0",
-                       "--give-up", "600", "--seat-file", str(procs.tmp / "seat.id"),
-                       *TRUSTED_SEATS)
+    host, seat = one_bot_seat_at_a_slow_host(procs, give_up=600)
     procs.wait_for_log("seat", r"(plays|draws)")
     host.send_signal(signal.SIGTERM)
     host.wait(timeout=60)

@@ -6,6 +6,8 @@ bot in every seat starts by itself (nobody's join would start it). A relay and a
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 from engine.house import HouseRules
 from netplay.relay.client import RelayConnection
@@ -16,24 +18,43 @@ from netplay.table.host import Host, HostConfig
 from tests.netplay.test_prepared_table import until
 
 
-async def watch_from_round(host: Host, number: int) -> list[Event]:
-    """The events of a watcher who comes in once round `number` has had a few moves."""
+@asynccontextmanager
+async def served(host: Host) -> AsyncIterator[tuple[str, str]]:
+    """Serve `host` through a relay on 127.0.0.1; yield the relay's URL and the room's code."""
     relay = await start_relay()
     conn = await RelayConnection.open_room(relay.url)
     serving = asyncio.create_task(host.serve(conn))
-    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="w", watch=True)
-    events: list[Event] = []
     try:
-        await until(lambda: host.round_number >= number and host.state is not None
-                    and len(host.state.history) >= 3, f"round {number} under way")
-        await watcher.start()
-        await until(lambda: drain(watcher, events), "the watcher to be told of a move")
-        return events
+        yield relay.url, conn.room
     finally:
-        await watcher.close()
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+def session_at(where: tuple[str, str], name: str, watch: bool = False) -> RemoteSession:
+    url, room = where
+    return RemoteSession(game="", url=url, room=room, name=name, watch=watch)
+
+
+async def watch_once(host: Host, ready: Callable[[], bool], what: str) -> list[Event]:
+    """The events of a watcher who comes in once `ready` holds, until it is told of a move."""
+    async with served(host) as where:
+        watcher = session_at(where, "w", watch=True)
+        events: list[Event] = []
+        try:
+            await until(ready, what)
+            await watcher.start()
+            await until(lambda: drain(watcher, events), "the watcher to be told of a move")
+            return events
+        finally:
+            await watcher.close()
+
+
+async def watch_from_round(host: Host, number: int) -> list[Event]:
+    """The events of a watcher who comes in once round `number` has had a few moves."""
+    return await watch_once(host, lambda: host.round_number >= number and host.state is not None
+                            and len(host.state.history) >= 3, f"round {number} under way")
 
 
 def drain(session: RemoteSession, into: list[Event]) -> bool:
@@ -65,25 +86,14 @@ async def test_one_who_comes_after_a_rematch_began_numbers_its_rounds_from_one()
     from 1, not from the table's count (it showed round 5 where the others showed round 1)."""
     host = Host(HostConfig(game="zodiak", players=3, bots=3, seed=5, bot_delay=0.05,
                            mental=False, rematches=1, house=HouseRules(target=1)))
-    relay = await start_relay()
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="w", watch=True)
-    events: list[Event] = []
-    try:
-        await until(lambda: host.round_base >= 1 and host.started and host.state is not None
-                    and len(host.state.history) >= 2, "the rematch under way")
-        await watcher.start()
-        await until(lambda: drain(watcher, events), "the watcher to be told of a move")
-        started = next(e for e in events if isinstance(e, MatchStarted))
-        first = next(e for e in events if isinstance(e, RoundStarted))
-        assert started.rounds_before == host.round_base >= 1
-        assert first.number - host.round_base == host.match.rounds_played + 1 >= 1
-    finally:
-        await watcher.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+    events = await watch_once(host, lambda: host.round_base >= 1 and host.started
+                              and host.state is not None and len(host.state.history) >= 2,
+                              "the rematch under way")
+    started = next(e for e in events if isinstance(e, MatchStarted))
+    first = next(e for e in events if isinstance(e, RoundStarted))
+    assert started.rounds_before == host.round_base >= 1
+    assert host.match is not None
+    assert first.number - host.round_base == host.match.rounds_played + 1 >= 1
 
 
 async def test_one_who_comes_mid_turn_counts_down_what_the_turn_has_left() -> None:
@@ -91,27 +101,21 @@ async def test_one_who_comes_mid_turn_counts_down_what_the_turn_has_left() -> No
     five seconds into a turn showed the whole turn again."""
     host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=5, bot_delay=0.0,
                            mental=False, turn_seconds=60.0))
-    relay = await start_relay()
-    conn = await RelayConnection.open_room(relay.url)
-    serving = asyncio.create_task(host.serve(conn))
-    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
-              for i in range(2)]  # neither moves: the first turn runs on
-    watcher = RemoteSession(game="", url=relay.url, room=conn.room, name="w", watch=True)
-    try:
-        for person in people:
-            await person.start()
-            await person.wait_seated()
-            await person.set_ready(True)
-        await until(lambda: host._turn_left() is not None, "the first turn")
-        await asyncio.sleep(5)
-        await watcher.start()
-        await until(lambda: watcher.turn_left() is not None and watcher.phase == "live",
-                    "the watcher caught up")
-        told, kept = watcher.turn_left(), host._turn_left()
-        assert told is not None and kept is not None and abs(told - kept) < 1.0, (told, kept)
-    finally:
-        for session in (*people, watcher):
-            await session.close()
-        serving.cancel()
-        await conn.close()
-        await relay.close()
+    async with served(host) as where:
+        people = [session_at(where, f"p{i}") for i in range(2)]  # neither moves: the turn runs on
+        watcher = session_at(where, "w", watch=True)
+        try:
+            for person in people:
+                await person.start()
+                await person.wait_seated()
+                await person.set_ready(True)
+            await until(lambda: host._turn_left() is not None, "the first turn")
+            await asyncio.sleep(5)
+            await watcher.start()
+            await until(lambda: watcher.turn_left() is not None and watcher.phase == "live",
+                        "the watcher caught up")
+            told, kept = watcher.turn_left(), host._turn_left()
+            assert told is not None and kept is not None and abs(told - kept) < 1.0, (told, kept)
+        finally:
+            for session in (*people, watcher):
+                await session.close()

@@ -113,22 +113,30 @@ async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays
             await session.close()
 
 
-async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r(open_table: TableOpener) -> None:
-    """A table like `cardtui serve`'s (no owner plays there): a joined seat's r offers the
-    rematch, the other seat accepts, and the same seats play again."""
+async def ann_and_bo_at_a_server_table(open_table: TableOpener) -> tuple[
+        Host, RemoteSession, RemoteSession, list[asyncio.Task[None]]]:
+    """A table like `cardtui serve`'s (any seat may offer a rematch; a match to 1 point): Ann
+    and Bo seated, ready and played by `play_for`, and a bot; the host, Ann, Bo, their tasks."""
     host, url, room = await open_table(HostConfig(
         game="zodiak", players=3, bots=1, seed=4, owner_secret=secrets.token_hex(16),
         require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
         house=HouseRules(target=1)))
-    me = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
-    other = RemoteSession(game="", url=url, room=room, name="Bo")
-    for session in (me, other):
+    ann = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
+    bo = RemoteSession(game="", url=url, room=room, name="Bo")
+    for session in (ann, bo):
         session.after_match = True
         await session.start()
         await session.wait_seated()
-    players = [asyncio.create_task(play_for(s)) for s in (me, other)]
-    for session in (other, me):
+    players = [asyncio.create_task(play_for(s)) for s in (ann, bo)]
+    for session in (bo, ann):
         await session.set_ready(True)
+    return host, ann, bo, players
+
+
+async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r(open_table: TableOpener) -> None:
+    """A table like `cardtui serve`'s (no owner plays there): a joined seat's r offers the
+    rematch, the other seat accepts, and the same seats play again."""
+    host, me, other, players = await ann_and_bo_at_a_server_table(open_table)
     app = CardApp(me)
     try:
         async with app.run_test(size=(100, 30)) as pilot:
@@ -155,19 +163,7 @@ async def test_at_a_server_table_any_seat_offers_the_rematch_with_its_r(open_tab
 async def test_the_result_says_who_offers_the_rematch(open_table: TableOpener) -> None:
     """The offer was said only in the log, which the result dialog hides at 80x24: the result,
     shown again with its Rematch button, now says who offers and that r accepts."""
-    _host, url, room = await open_table(HostConfig(
-        game="zodiak", players=3, bots=1, seed=4, owner_secret=secrets.token_hex(16),
-        require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
-        house=HouseRules(target=1)))
-    offerer = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
-    me = RemoteSession(game="", url=url, room=room, name="Bo")
-    for session in (offerer, me):
-        session.after_match = True
-        await session.start()
-        await session.wait_seated()
-    players = [asyncio.create_task(play_for(s)) for s in (offerer, me)]
-    for session in (offerer, me):
-        await session.set_ready(True)
+    _host, offerer, me, players = await ann_and_bo_at_a_server_table(open_table)
     app = CardApp(me)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
