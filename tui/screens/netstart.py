@@ -47,7 +47,7 @@ class HostSetup(ModalScreen[list[str] | None]):
                 yield Dropdown([(g.title, g.name) for g in GAMES.values()], value=self.game,
                              allow_blank=False, id="host-game", compact=True)
             with Horizontal(classes="field"):
-                yield Label("Seats", classes="field-label")
+                yield Label("Players", classes="field-label")
                 yield Dropdown([(str(n), n) for n in rules.players], value=rules.default_players,
                              allow_blank=False, id="host-players", compact=True)
             with Horizontal(classes="field"):
