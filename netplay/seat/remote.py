@@ -203,7 +203,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         self.closed = True
         if self.gone is not None:
             # Kept: the screen has nothing else to say why (once: the session has ended).
-            self.emit(Notice(self.gone, "error", kept=True))  # also wakes a waiting reader
+            # Also a state: the screen stops inviting moves that can no longer count.
+            self.emit(Notice(self.gone, "error", kept=True, state=True))  # wakes a waiting reader
 
     def _match_done(self) -> bool:
         """Whether the match is over and this seat waits for no rematch."""

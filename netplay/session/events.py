@@ -111,8 +111,9 @@ class Notice:
 
     @property
     def out_of_reach(self) -> bool:
-        """Whether this `state` notice says the host is out of reach (its others: back)."""
-        return self.state and self.level == "warning"
+        """Whether this `state` notice says the host is out of reach, for now (a warning) or for
+        good (an error: the session ended); its others say it is back."""
+        return self.state and self.level in ("warning", "error")
 
 
 Event = (MatchStarted | RoundStarted | MoveMade | RoundEnded | MatchEnded | SeatsChanged | Notice
