@@ -304,6 +304,11 @@ class HostLobby(TableState):
         index = self.seat_of(conn)
         if index is None or not self.started:
             raise ProtocolError("not_allowed", "only a seated player leaves, once the match is on")
+        if self.config.mental:
+            # There a seat away for the away time voids the deal: a leave would let a seat
+            # that leaves and comes back have every deal made again at once.
+            raise ProtocolError("not_allowed", "at a mental-poker table a leaving seat hands"
+                                " its round key over (mp_handover)")
         seat = self.seats[index]
         if seat.away_since is not None:
             return  # already left (or away): nothing changes, nothing to log again

@@ -67,3 +67,32 @@ def drain(session: RemoteSession) -> list[object]:
     while not session.queue.empty():
         found.append(session.queue.get_nowait())
     return found
+
+
+async def test_at_a_mental_poker_table_a_leave_is_refused_and_voids_nothing() -> None:
+    """There a seat away for the away time has the deal made again: a `leave` that counted as
+    such would let a seat that leaves and comes back void every deal at will."""
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+                           mental=True, house=HouseRules(target=10)))
+    events: list[str] = []
+    host.on_event = events.append
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    person = RemoteSession(game="", url=relay.url, room=conn.room, name="p")
+    try:
+        await person.start()
+        await person.wait_seated()
+        await person.set_ready(True)
+        await until(lambda: person.view is not None, "the deal")
+        for _ in range(3):
+            await person._send(pack("leave"))
+        await until(lambda: any("hands its round key over" in e.text for e in drain(person)
+                                if isinstance(e, Notice)), "the refusal")
+        assert not any("voided" in line or "left the match" in line for line in events)
+        assert host.seats[person.my_seat or 0].away_since is None
+    finally:
+        await person.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
