@@ -94,11 +94,17 @@ class ClientChecks(SeatState):
     def _on_synced(self, msg: Synced) -> None:
         if self.phase == "marker":
             return  # the end of a resync this seat refused, or of none: it still waits for one
+        caught_up = self.phase == "catchup"
         self.phase = "live"
         self._ever_live = True
-        if msg.turn_left is not None and self.turn_seconds and self.turn_since is not None:
-            left = min(msg.turn_left, float(self.turn_seconds))  # a host's figure, bounded
-            self.turn_since = time.monotonic() - (self.turn_seconds - left)
+        if (caught_up and msg.turn_left is not None and self.turn_seconds
+                and self.turn_since is not None):
+            # Only the countdown shown: `synced` is not signed, and this client's own clock
+            # (turn_since) alone decides when its time has run out (a relay's turn_left 0
+            # would have had a mental-poker seat's bot move for its person at once).
+            left = min(msg.turn_left, float(self.turn_seconds))
+            self.turn_shown = (self.turn_since,
+                               time.monotonic() - (self.turn_seconds - left))
         self._resend_unforwarded()
         self._duties()
         if self.dealing == "mental":

@@ -188,8 +188,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 async for msg in self._conn:
                     delay = BACKOFF_START
                     await self._on_relay(msg)
-                    if self._match_done() or self.closed:
-                        break
+                    if self._match_done() or self.closed or self.gone is not None:
+                        break  # gone: a relay that outlives its host would keep the conn open
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
             if self.closed or self._match_done() or self.gone is not None:
@@ -523,7 +523,10 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         if (self.turn_seconds is None or self.turn_since is None or view is None
                 or view.round_over):
             return None
-        return max(0.0, self.turn_since + self.turn_seconds - time.monotonic())
+        began = self.turn_since
+        if self.turn_shown is not None and self.turn_shown[0] == began:
+            began = self.turn_shown[1]  # the host's count, told as this seat caught up
+        return max(0.0, began + self.turn_seconds - time.monotonic())
 
     # -- the session interface -----------------------------------------------------
 

@@ -120,6 +120,8 @@ class SeatState(GameSession, ABC):
     rematch_any: bool = False  # any seated person may offer a rematch here (a server's table)
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin
+    # For the countdown only: (the turn_since it is of, when the host's timer began that turn).
+    turn_shown: tuple[float, float] | None = None
     gone: str | None = None  # why the session ended for good without a result
     chat_log: list[str] = field(default_factory=list)  # the last CHAT_KEPT lines
     chat_count: int = 0  # every chat line heard, the ones no longer kept too

@@ -104,9 +104,11 @@ class HostDealing(TableState):
     def _turn_left(self) -> float | None:
         """The seconds the turn in play has left on the table's timer, if it has one."""
         limit, began, state = self.config.turn_seconds, self.turn_began, self.state
-        if not limit or began is None or state is None or state.round_over:
+        if not limit or state is None or state.round_over:
             return None
-        return max(0.0, began + limit - time.monotonic())
+        if began is None or began[0] != (id(state), len(state.history)):
+            return float(limit)  # a turn the play loop has not woken for yet: it begins now
+        return max(0.0, began[1] + limit - time.monotonic())
 
     def _seat_head(self, seat: int, kind: str) -> ChainHead:
         sender: int | str = seat if kind == "move" else f"{seat}/{kind}"

@@ -461,7 +461,7 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
             seat = state.turn
             if position != (id(state), len(state.history)):
                 position, turn_began = (id(state), len(state.history)), time.monotonic()
-                self.turn_began = turn_began  # a seat catching up is told what is left of it
+                self.turn_began = (position, turn_began)  # a seat catching up is told the rest
             occupant = self.seats[seat]
             timed_out = False
             play = self.mental

@@ -73,7 +73,7 @@ class HostLobby(TableState):
                 await self._send_lobby()
             return
         seat = self.seats[index]
-        seat.conn, seat.away_since = conn, None
+        seat.conn, seat.away_since, seat.leaving = conn, None, False
         self.spectators.discard(conn)  # a watcher that checked the host's key, then sat down
         self.on_event(f"seat {index} ({seat.name}) joined from conn {conn}")
         is_owner = self._is_owner(msg.owner)
@@ -170,10 +170,13 @@ class HostLobby(TableState):
         if index is None:
             return
         seat = self.seats[index]
-        # A seat that said it left stays left since then (its bot already plays it).
-        now = time.monotonic()
-        seat.conn, seat.away_since = None, min(now, seat.away_since or now)
-        self.on_event(f"seat {index} ({seat.name}) lost its connection")
+        seat.conn, seat.away_since = None, time.monotonic()
+        if seat.leaving:
+            # Gone as it said: as if away for the whole away time, its bot plays from now on.
+            seat.away_since -= self.config.away_timeout
+            self.on_event(f"seat {index} ({seat.name}) left the match: its bot plays")
+        else:
+            self.on_event(f"seat {index} ({seat.name}) lost its connection")
         if not self.started:
             self.seats[index] = Seat()
             self._forget_commits(index)
@@ -309,14 +312,10 @@ class HostLobby(TableState):
             # that leaves and comes back have every deal made again at once.
             raise ProtocolError("not_allowed", "at a mental-poker table a leaving seat hands"
                                 " its round key over (mp_handover)")
-        seat = self.seats[index]
-        if seat.away_since is not None:
-            return  # already left (or away): nothing changes, nothing to log again
-        # As if away for the table's whole away time: its bot plays from now on, and the seat
-        # is the person's again when they come back (a join clears this).
-        seat.away_since = time.monotonic() - self.config.away_timeout
-        self.on_event(f"seat {index} ({seat.name}) left the match: its bot plays")
-        self._wake.set()
+        # Only a mark: the seat counts as left once its connection goes (an honest client closes
+        # it at once). `leave` is not signed, so one a relay slipped in for a seat that stays
+        # must not hand the seat to its bot while its person plays on; a join clears the mark.
+        self.seats[index].leaving = True
 
     async def _on_seat_bot(self, conn: int, msg: SeatBot) -> None:
         self._check_owner(conn, msg, "seats and unseats bots")

@@ -56,6 +56,7 @@ class Seat:
     conn: int | None = None
     away_since: float | None = None
     ready: bool = False
+    leaving: bool = False  # it said `leave`: once its connection goes, its bot plays at once
 
     @property
     def taken(self) -> bool:
@@ -144,7 +145,8 @@ class TableState(ABC):
     round_base: int = 0  # rounds of the table's earlier matches: a rematch numbers on from them
     round_scored: bool = True  # whether the match has taken the last round's scores
     moves_made: int = 0
-    turn_began: float | None = None  # when the play loop saw the turn in play begin (monotonic)
+    # The position whose turn the play loop last saw begin, and when (monotonic).
+    turn_began: tuple[tuple[int, int], float] | None = None
     started: bool = False
     finished: bool = False
     seed: int = 0

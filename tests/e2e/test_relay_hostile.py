@@ -338,6 +338,21 @@ def test_seats_say_when_the_room_is_gone(procs: Procs) -> None:
     assert "cardtui join: the room is gone" in log and "Traceback" not in log, log
 
 
+def test_a_host_stopped_on_a_relay_tells_its_seats_the_table_is_closed(procs: Procs) -> None:
+    """On a standalone relay, which outlives the host and keeps the seats' connections, a host
+    stopped in good order still ends its seats at once: each says the table is closed (they
+    waited the relay's grace, 5 minutes by default, told only that the host was away)."""
+    url = start_relay(procs)
+    host, code = start_host(procs, url, *MENTAL_HOST, seed="9")
+    seats = start_bots(procs, ["--relay", url, code], 1)
+    procs.wait_for_log("host", r"joined")
+    host.terminate()  # SIGTERM: a stop in good order
+    host.wait(timeout=60)
+    assert seats[0].wait(timeout=120) == 1  # a hang guard: without it, the relay's grace
+    log = procs.log("seat0")
+    assert "the host closed the table" in log and "Traceback" not in log, log
+
+
 def self_signed(tmp: Path) -> tuple[str, str]:
     """A certificate for 127.0.0.1 and its key, made with the openssl command."""
     cert, key = tmp / "relay.pem", tmp / "relay.key"

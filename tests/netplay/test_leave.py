@@ -96,3 +96,42 @@ async def test_at_a_mental_poker_table_a_leave_is_refused_and_voids_nothing() ->
         serving.cancel()
         await conn.close()
         await relay.close()
+
+
+async def test_a_leave_from_a_seat_that_stays_hands_nothing_to_its_bot() -> None:
+    """`leave` is not signed: a relay could slip one in for a seat whose person plays on. It
+    only marks the seat; the bot takes over when the connection goes, so here the person plays
+    every move, and its client blames nobody (it blamed the host for the bot's moves)."""
+    host = Host(HostConfig(game="zodiak", players=2, bots=0, seed=3, bot_delay=0.0,
+                           away_timeout=3600.0, house=HouseRules(target=10),
+                           require_ready=True))
+    events: list[str] = []
+    host.on_event = events.append
+    relay = await start_relay()
+    conn = await RelayConnection.open_room(relay.url)
+    serving = asyncio.create_task(host.serve(conn))
+    people = [RemoteSession(game="", url=relay.url, room=conn.room, name=f"p{i}")
+              for i in range(2)]
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        for person in people:
+            await person.start()
+            await person.wait_seated()
+        tasks = [asyncio.create_task(play_as_bot(person, "greedy", i))
+                 for i, person in enumerate(people)]
+        await until(lambda: host.state is not None, "the deal")
+        await people[0]._send(pack("leave"))
+        await until(lambda: host.finished, "the match's end")
+        await until(lambda: all(p.result is not None for p in people), "every result")
+        played = events[:next(i for i, line in enumerate(events) if line.startswith("match over"))]
+        assert not any("left the match" in line for line in played)
+        assert [p.failures for p in people] == [[], []]
+        assert all(p.result and p.result["verified"] for p in people)
+    finally:
+        for task in tasks:
+            task.cancel()
+        for person in people:
+            await person.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()

@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from engine.house import HouseRules
+from netplay.messages import Synced
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
@@ -116,6 +117,14 @@ async def test_one_who_comes_mid_turn_counts_down_what_the_turn_has_left() -> No
                         "the watcher caught up")
             told, kept = watcher.turn_left(), host._turn_left()
             assert told is not None and kept is not None and abs(told - kept) < 1.0, (told, kept)
+            # `synced` is not signed: one a relay slips in while the seat is live (turn_left 0)
+            # changes nothing, and no figure of it ever decides that a seat's time ran out.
+            seat = people[0]
+            before = seat.turn_left()
+            seat._on_game_message(Synced(c=seat.chain_no, n=seat._have(), turn_left=0.0))
+            after = seat.turn_left()
+            assert before is not None and after is not None and before - after < 1.0
+            assert not seat._turn_ran_out()
         finally:
             for session in (*people, watcher):
                 await session.close()

@@ -213,8 +213,10 @@ async def host_main(args: argparse.Namespace) -> int:
         await withdraw(lan)
     conn = host.relay or conn  # the last connection, after any reopening
     lost = conn.closed and not stop.is_set() and not host.finished
-    if not host.finished:
-        await host.say_closing()
+    try:  # also after the match: seats that wait for a rematch would retry for ever
+        await asyncio.wait_for(host.say_closing(), CLOSING_SECONDS)
+    except TimeoutError:
+        pass  # a relay that does not take it must not hold the host's exit up
     await conn.close()
     if relay is not None:
         await relay.close()
@@ -228,6 +230,7 @@ async def host_main(args: argparse.Namespace) -> int:
     return 0 if host.finished or not args.headless else 130
 
 
+CLOSING_SECONDS = 2.0  # the most a stopping host spends telling its seats the table is closed
 REOPEN_FIRST, REOPEN_MOST = 0.5, 5.0  # seconds between tries to get the room back
 # Refusals worth waiting out; any other (a wrong secret: someone else holds the code) ends.
 REOPEN_RETRY_CODES = frozenset({"too_many_rooms", "rate_limited", "no_such_room"})

@@ -295,6 +295,6 @@ async def play_seated(session: RemoteSession, ascii_only: bool) -> int:
         await session.close()
     if session.gone:
         say(session.gone)
-        return 1
+        return 0 if session.result is not None else 1  # a match played to its end succeeded
     return 0
 
