@@ -32,6 +32,9 @@ async def test_a_round_end_before_the_match_start_shows_seat_numbers_and_goes_on
         session.emit(RoundStarted(2, state.view(None), (0, 0, 38)))
         session.emit(RoundEnded(None, 0, 5, (5, 0, 38), "bot 0 goes out and scores 5."))
         await wait_for(pilot, lambda: "bot 0" in str(board.render()), "the names")
+        # The scores won before this screen began head the table: their rounds were not seen.
+        rows = str(board.render()).splitlines()
+        assert rows[1].split() == ["before", "0", "0", "38"], rows
         hand = app.screen.query_one("#hand", CardRow)
         assert hand.border_title == "Watching" and "hidden" in str(hand.render())
         await pilot.pause()

@@ -105,6 +105,7 @@ class GameScreen(Screen[None]):
         self.round_number = 0
         self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
         self.rematch_offer = ""  # who offered a rematch of the match that ended, in words
+        self.scores_before: tuple[int, ...] | None = None  # the match's scores before this screen
         self.last_mover: int | None = None
         self.last_move: Move | None = None
         self.sent = False
@@ -246,6 +247,9 @@ class GameScreen(Screen[None]):
             self.scores = event.scores
             if event.rounds_before is not None:  # a seat that came back after a rematch began
                 self.rounds_before = event.rounds_before
+            # Scores already won when this screen began (a seat back mid-match, a resumed
+            # match): the rounds that made them were not seen here, their total is.
+            self.scores_before = event.scores if any(event.scores) else None
             if self.my_seat is None:
                 self.query_one("#hand", CardRow).empty_text = "Every hand is hidden from you."
             self.app.sub_title = f"first to {event.target:,}"
@@ -395,6 +399,9 @@ class GameScreen(Screen[None]):
         head = f"{self.round_word.capitalize():<6}" + "".join(f"{n[:width]:>{width + 2}}"
                                                              for n in names)
         lines = [head]
+        if self.scores_before is not None:
+            lines.append(f"{'before':<6}" + "".join(f"{s:>{width + 2},}"
+                                                     for s in self.scores_before))
         for number, _winner, _points, scores in self.history:
             lines.append(f"{number:<6}" + "".join(f"{s:>{width + 2},}" for s in scores))
         return "\n".join(lines)
