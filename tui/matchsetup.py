@@ -80,14 +80,11 @@ def default_name() -> str:
         return "You"
 
 
-def player_name(given: str | None) -> str:
-    """`given` (--name), else the name saved in Settings, else the login name: every command's."""
-    return given or load_settings().name or default_name()
-
-
-def player_sign(given: str | None) -> str:
-    """`given` (--sign), else the sign saved in Settings, else today's: every command's."""
-    return given or load_settings().sign or sign_of_today()
+def name_and_sign(name: str | None, sign: str | None) -> tuple[str, str]:
+    """--name and --sign, else what Settings saved, else the login name and today's sign: the
+    player every command seats."""
+    saved = load_settings()
+    return name or saved.name or default_name(), sign or saved.sign or sign_of_today()
 
 
 def new_match(options: MatchOptions) -> LocalMatch:

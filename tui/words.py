@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
 from engine.hekata import HekataEffect
-from engine.zodiak import Draw, MoveEffect, Run
+from engine.zodiak import SIGN_CARDS, SIGNS, Draw, MoveEffect, Run
 
 # A card in RULES.md notation (`10S`, `KD`), perhaps a wild eight's declared suit (`8D/C`).
 _CARD = re.compile(r"\b(10|[2-9AJQK])([SHDC])(?:/([SHDC]))?\b")
@@ -27,6 +27,12 @@ def pretty_cards(text: str, ascii_only: bool = False) -> str:
 def grouped(text: str) -> str:
     """`text` with long numbers grouped in thousands (`76600` -> `76,600`)."""
     return _NUMBER.sub(lambda m: f"{int(m.group()):,}", text)
+
+
+def sign_choices(ascii_only: bool) -> list[tuple[str, str]]:
+    """Every zodiac sign with its card, for a drop-down: (`Leo (K♣)`, `leo`)."""
+    return [(f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(ascii_only)})", sign)
+            for sign in SIGNS]
 
 
 def declared_words(suit: str, ascii_only: bool = False) -> str:

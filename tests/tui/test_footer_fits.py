@@ -32,7 +32,7 @@ async def test_the_trick_builders_keys_fit_80_columns() -> None:
             await pilot.press("left", "enter")  # the 9 takes a trick: the builder opens
             assert screen.query_one(TrickBuilder).has_focus
             await pilot.pause()
-            assert "Quit" in [str(k.description) for k in screen.query("FooterKey")]
+            assert "Quit" in footer_keys(app)
             assert keys_cut_off(app) == [], ascii_only
 
 

@@ -13,6 +13,7 @@ from netplay.relay.server import start_relay
 from netplay.seat.remote import CHAT_KEPT, RemoteSession, play_as_bot
 from netplay.session.events import MAX_QUEUED_NOTES, SeatInfo
 from netplay.table.host import Host, HostConfig
+from tests.tui.test_footer_fits import footer_keys
 from tui.app import CardApp
 from tui.screens.game import GameScreen
 from tui.screens.seats import SeatsScreen
@@ -207,6 +208,6 @@ async def test_a_seat_back_in_a_match_under_way_is_told_so_not_to_get_ready() ->
         await wait_until(pilot, lambda: "under way" in str(
             app.screen.query_one("#seats-help", Static).render()), "the words")
         help_text = str(app.screen.query_one("#seats-help", Static).render())
-        keys = [str(key.description) for key in app.screen.query("FooterKey")]
+        keys = footer_keys(app)
         assert "Ready" not in keys and "(F2)" not in help_text
         assert "you are dealt in at the next round" in help_text

@@ -11,6 +11,7 @@ from textual.widgets import Static
 
 from engine.match import Match
 from netplay.session.events import GameSession, MatchStarted, RoundEnded, RoundStarted, SeatInfo
+from tests.tui.test_footer_fits import footer_keys
 from tests.tui.test_join_flood import wait_for
 from tui.app import CardApp
 from tui.widgets.hand import CardRow
@@ -38,7 +39,7 @@ async def test_a_round_end_before_the_match_start_shows_seat_numbers_and_goes_on
         hand = app.screen.query_one("#hand", CardRow)
         assert hand.border_title == "Watching" and "hidden" in str(hand.render())
         await pilot.pause()
-        keys = [str(key.description) for key in app.screen.query("FooterKey")]
+        keys = footer_keys(app)
         assert "Quit" in keys and "Move" not in keys  # no hand to move along
 
 

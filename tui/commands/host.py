@@ -34,7 +34,7 @@ from tui.commands.netargs import (
     stop_on_signals,
 )
 from tui.commands.play import add_house_argument
-from tui.matchsetup import player_name, player_sign
+from tui.matchsetup import name_and_sign
 
 HELP = ("Host a networked game: starts a relay in this process, deals, validates every move,"
         " and opens the app for your own seat. Friends join with `cardtui join HOST:PORT`.")
@@ -200,8 +200,9 @@ async def host_main(args: argparse.Namespace) -> int:
     if not args.headless:
         from tui.commands.join import run_seat_app
 
-        seat = RemoteSession(game="", url=url, room=conn.room, name=player_name(args.name),
-                             sign=player_sign(args.sign), owner=bytes.fromhex(config.owner_secret or ""),
+        name, sign = name_and_sign(args.name, args.sign)
+        seat = RemoteSession(game="", url=url, room=conn.room, name=name, sign=sign,
+                             owner=bytes.fromhex(config.owner_secret or ""),
                              identity_path=host_seat_file(save), tls=tls)
         seat_app = asyncio.create_task(run_seat_app(seat, ascii_only=args.ascii,
                                                     join_hint=join_hint))
@@ -266,7 +267,7 @@ async def announce_on_lan(args: argparse.Namespace, port: int) -> LanAnnouncemen
     try:
         return await LanAnnouncement.start(
             port, reachable_address(args.bind), args.game, args.players,
-            player_name(args.name), interfaces=[args.bind] if bound else None)
+            name_and_sign(args.name, args.sign)[0], interfaces=[args.bind] if bound else None)
     except (OSError, ValueError) as exc:  # no multicast here: joining by address still works
         print(f"cardtui host: not listed on the local network ({exc})", file=sys.stderr)
         return None

@@ -38,7 +38,7 @@ from tui.commands.netargs import (
     add_player_arguments,
     stop_on_signals,
 )
-from tui.matchsetup import player_name, player_sign
+from tui.matchsetup import name_and_sign
 
 # Refusals that can pass: a room's waiting slots free up within seconds, a rate refills.
 RETRY_CODES = frozenset({"room_full", "rate_limited"})
@@ -119,9 +119,9 @@ def seat_session(args: argparse.Namespace,
                      or (args.playouts is not None and args.playouts < 1)):
         report("--think is seconds (more than 0), --playouts at least 1")
         return None
-    name = player_name(args.name)
+    name, sign = name_and_sign(args.name, args.sign)
     seat_file = args.seat_file or seat_file_for(url, room, name)
-    return RemoteSession(game="", url=url, room=room, name=name, sign=player_sign(args.sign),
+    return RemoteSession(game="", url=url, room=room, name=name, sign=sign,
                          identity_path=seat_file, result_path=args.result, tls=tls,
                          watch=args.watch, expect=args.expect,
                          allow_trusted=args.allow_trusted_dealer)

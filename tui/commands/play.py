@@ -18,8 +18,7 @@ from tui.matchsetup import (
     DEFAULT_SPEED,
     MatchOptions,
     default_name,
-    player_name,
-    player_sign,
+    name_and_sign,
     sign_of_today,
 )
 from tui.settings import load_settings
@@ -73,9 +72,9 @@ def house_rules(text: str) -> HouseRules:
 def options_from(args: argparse.Namespace) -> MatchOptions:
     """The match the command line asks for."""
     game = args.game or ZODIAK.name
+    name, sign = name_and_sign(args.name, args.sign)
     return MatchOptions(
-        game=game, players=args.players or GAMES[game].default_players,
-        name=player_name(args.name), sign=player_sign(args.sign),
+        game=game, players=args.players or GAMES[game].default_players, name=name, sign=sign,
         bots=tuple(b.strip() for b in args.bots.split(",") if b.strip()) or ("greedy",),
         seed=args.seed, speed=speed_of(args), house=args.house, think=args.think)
 

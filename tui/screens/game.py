@@ -398,13 +398,10 @@ class GameScreen(Screen[None]):
         width = max([8, *(len(n) for n in names)])
         head = f"{self.round_word.capitalize():<6}" + "".join(f"{n[:width]:>{width + 2}}"
                                                              for n in names)
-        lines = [head]
-        if self.scores_before is not None:
-            lines.append(f"{'before':<6}" + "".join(f"{s:>{width + 2},}"
-                                                     for s in self.scores_before))
-        for number, _winner, _points, scores in self.history:
-            lines.append(f"{number:<6}" + "".join(f"{s:>{width + 2},}" for s in scores))
-        return "\n".join(lines)
+        rows = [("before", self.scores_before)] if self.scores_before is not None else []
+        rows += [(str(number), scores) for number, _winner, _points, scores in self.history]
+        return "\n".join([head] + [f"{label:<6}" + "".join(f"{s:>{width + 2},}" for s in scores)
+                                   for label, scores in rows])
 
     def on_match_ended(self, event: MatchEnded) -> None:
         """Count the match in the saved statistics (a hook the app fills in)."""

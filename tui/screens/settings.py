@@ -13,10 +13,10 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from engine.errors import IllegalMove
-from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, HEKATA_ORDERS, Settings, load_stats
 from tui.widgets.bars import card_header
 from tui.widgets.dropdown import Dropdown
+from tui.words import sign_choices
 
 
 class SettingsScreen(Screen[Settings | None]):
@@ -44,8 +44,7 @@ class SettingsScreen(Screen[Settings | None]):
             yield from self._field("Your name", Input(s.name, placeholder="your login name",
                                                       id="set-name", max_length=20))
             yield from self._field("Your sign", Dropdown(
-                [(f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(ascii_only)})", sign)
-                 for sign in SIGNS], value=s.sign or Select.NULL,
+                sign_choices(ascii_only), value=s.sign or Select.NULL,
                 prompt="today's sign", id="set-sign"))
             yield from self._field("Theme", Dropdown(
                 [(t, t) for t in self.themes], value=s.theme if s.theme in self.themes

@@ -15,13 +15,13 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove, RecordError
 from engine.games import GAMES, ZODIAK
-from engine.zodiak import SIGN_CARDS, SIGNS
 from tui.appapi import card_app
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit
-from tui.widgets.bars import card_header
+from tui.widgets.bars import card_header, header_icon
 from tui.widgets.dropdown import Dropdown
 from tui.widgets.house import HouseRulesInput
+from tui.words import sign_choices
 
 if TYPE_CHECKING:
     from tui.screens.netstart import JoinFailure
@@ -44,7 +44,8 @@ class StartScreen(Screen[None]):
         Binding("j", "join", "Join"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("escape", "app.quit", "Quit"),
-        Binding("q", "app.quit", "Quit", show=False),  # as on every other screen (typed in a field, q is a letter)
+        # As on every other screen (typed in a field, q is a letter there).
+        Binding("q", "app.quit", "Quit", show=False),
     ]
 
     def __init__(self, defaults: MatchOptions | None, ascii_only: bool = False,
@@ -73,7 +74,7 @@ class StartScreen(Screen[None]):
                 yield Input(d.name, id="name", max_length=20, compact=True)
             with Horizontal(classes="field", id="sign-field"):
                 yield Label("Your sign", classes="field-label")
-                yield Dropdown([(self._sign_label(s), s) for s in SIGNS], value=d.sign,
+                yield Dropdown(sign_choices(self.ascii_only), value=d.sign,
                              allow_blank=False, id="sign", compact=True)
             with Horizontal(classes="field"):
                 yield Label("Bots", classes="field-label")
@@ -109,15 +110,12 @@ class StartScreen(Screen[None]):
         self.query_one("#name", Input).value = self.defaults.name
         # The card style may have changed: the header's icon, the sign cards and the arrows.
         self.ascii_only = self.app.has_class("-ascii")
-        self.query_one(Header).icon = card_header(self.ascii_only).icon
+        self.query_one(Header).icon = header_icon(self.ascii_only)
         signs = self.query_one("#sign", Select)
-        signs.set_options([(self._sign_label(s), s) for s in SIGNS])
+        signs.set_options(sign_choices(self.ascii_only))
         signs.value = self.defaults.sign
         for dropdown in self.query(Dropdown):
             dropdown.match_card_style()
-
-    def _sign_label(self, sign: str) -> str:
-        return f"{sign.capitalize()} ({SIGN_CARDS[sign].pretty(self.ascii_only)})"
 
     @staticmethod
     def _bot_options(chosen: tuple[str, ...]) -> list[tuple[str, str]]:

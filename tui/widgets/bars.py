@@ -13,9 +13,14 @@ from textual.widget import Widget
 from textual.widgets import Header, Static
 
 
+def header_icon(ascii_only: bool) -> str:
+    """cardtui's icon: a spade, or * in plain ASCII."""
+    return "*" if ascii_only else "♠"
+
+
 def card_header(ascii_only: bool) -> Header:
-    """Textual's Header with cardtui's icon on every screen: a spade, or * in plain ASCII."""
-    return Header(icon="*" if ascii_only else "♠")
+    """Textual's Header with cardtui's icon on every screen."""
+    return Header(icon=header_icon(ascii_only))
 
 
 class TitleBar(Static):
