@@ -316,6 +316,7 @@ class HostLobby(TableState):
         # it at once). `leave` is not signed, so one a relay slipped in for a seat that stays
         # must not hand the seat to its bot while its person plays on; a join clears the mark.
         self.seats[index].leaving = True
+        self.on_event(f"seat {index} ({self.seats[index].name}) says it is leaving")
 
     async def _on_seat_bot(self, conn: int, msg: SeatBot) -> None:
         self._check_owner(conn, msg, "seats and unseats bots")

@@ -10,7 +10,7 @@ import asyncio
 from engine.house import HouseRules
 from netplay.protocol import pack
 from netplay.seat.remote import RemoteSession, play_as_bot
-from netplay.session.events import Notice
+from netplay.session.events import Notice, RoundStarted
 from netplay.table.host import Host, HostConfig
 from tests.netplay.test_prepared_table import until
 from tests.netplay.test_watcher_names import served, session_at
@@ -96,19 +96,27 @@ async def test_a_leave_from_a_seat_that_stays_hands_nothing_to_its_bot() -> None
     async with served(host) as where:
         people = [session_at(where, f"p{i}") for i in range(2)]
         tasks: list[asyncio.Task[None]] = []
+        slipped: list[asyncio.Task[None]] = []
+
+        def slip_a_leave_in(event: object) -> None:
+            # At seat 0's first deal, so that the leave reaches the host before seat 0's first
+            # move: the whole match takes less than a tenth of a second here, too short to
+            # catch by looking at the host from outside.
+            if isinstance(event, RoundStarted) and not slipped:
+                slipped.append(asyncio.create_task(people[0]._send(pack("leave"))))
+
         try:
             for person in people:
                 await person.start()
                 await person.wait_seated()
-            tasks = [asyncio.create_task(play_as_bot(person, "greedy", i))
+            tasks = [asyncio.create_task(play_as_bot(person, "greedy", i,
+                                                     slip_a_leave_in if i == 0 else None))
                      for i, person in enumerate(people)]
-            await until(lambda: host.state is not None, "the deal")
-            await people[0]._send(pack("leave"))
             await until(lambda: host.finished, "the match's end")
             await until(lambda: all(p.result is not None for p in people), "every result")
-            played = events[:next(i for i, line in enumerate(events)
-                                  if line.startswith("match over"))]
-            assert not any("left the match" in line for line in played)
+            over = next(i for i, line in enumerate(events) if line.startswith("match over"))
+            assert "seat 0 (p0) says it is leaving" in events[:over]
+            assert not any("left the match" in line for line in events[:over])
             assert [p.failures for p in people] == [[], []]
             assert all(p.result and p.result["verified"] for p in people)
         finally:
