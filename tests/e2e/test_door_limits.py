@@ -213,7 +213,8 @@ async def test_a_connection_that_runs_no_terminal_is_closed(ssh_door: SSHDoorMak
 
 async def test_the_terminal_is_restored_however_the_session_ends(ssh_door: SSHDoorMaker,
                                                                  ssh_tmux: SSHTmux) -> None:
-    _, port = await ssh_door("--alt", limits=DoorLimits(idle_timeout=1))
+    # Idle long enough for the app to start and be looked at on a loaded machine.
+    _, port = await ssh_door("--alt", limits=DoorLimits(idle_timeout=4))
     command = shlex.join(ssh_argv(port, user="bob"))
     await ssh_tmux.start(f"{command}; echo EXIT=$?; sleep 60", 100, 30)
     await ssh_tmux.wait_for("ALT")

@@ -22,6 +22,7 @@ from netplay.session.events import (
     SeatsChanged,
 )
 from netplay.table.host import Host, HostConfig
+from tests.netplay.test_prepared_table import until
 
 
 @asynccontextmanager
@@ -146,7 +147,9 @@ async def test_a_full_queue_still_tells_the_screen_the_host_is_back() -> None:
     back at once: "the host is away" is queued, "the host is back" would be dropped, and the
     screen would say the host is away, and refuse moves, for good."""
     async with lying_host(reopen=True) as (host, seat):
-        await asyncio.sleep(0.5)  # the lobby's own notices and seat changes
+        # The lobby is the last the host sends a seat that joins a trusted dealer's table:
+        # its notices and seat changes are queued with it.
+        await until(lambda: any(s.name == "victim" for s in seat.seats), "the lobby")
         lines = MAX_QUEUED_NOTES - 1 - seat._notes_queued
         for i in range(lines):
             await host._broadcast("chat", seat=None, name="host", text=f"line {i}")

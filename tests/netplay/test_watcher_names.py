@@ -85,8 +85,10 @@ async def test_one_who_comes_after_a_rematch_began_numbers_its_rounds_from_one()
     """The lobby says how many rounds the table played before this match (`rounds_before`): a
     seat or watcher that comes once a rematch is under way numbers its rounds as the others do,
     from 1, not from the table's count (it showed round 5 where the others showed round 1)."""
-    host = Host(HostConfig(game="zodiak", players=3, bots=3, seed=5, bot_delay=0.05,
+    host = Host(HostConfig(game="zodiak", players=3, bots=3, seed=5, bot_delay=0.1,
                            mental=False, rematches=1, house=HouseRules(target=1)))
+    # The watcher comes at the rematch's second move: one round of bots 0.1 s a move
+    # lasts a second or more, where at 0.05 s it could end between two looks at the host.
     events = await watch_once(host, lambda: host.round_base >= 1 and host.started
                               and host.state is not None and len(host.state.history) >= 2,
                               "the rematch under way")

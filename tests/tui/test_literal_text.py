@@ -7,8 +7,6 @@ and show them literally. The SSH end-to-end version is tests/e2e/test_serve_host
 
 from __future__ import annotations
 
-import asyncio
-
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import Notice, SeatInfo, SeatsChanged
 from tests.tui.conftest import fresh_app, game_screen, log_text, session_of, settle
@@ -55,10 +53,13 @@ async def test_a_hostile_name_and_chat_in_the_table_lobby() -> None:
         await wait_until(pilot, lambda: len([s for s in me.seats if s.name]) == 2, "the stranger")
         await stranger.chat(f"{HOSTILE} says [bold]hi[/] \x1b[2J")
         await wait_until(pilot, lambda: len(me.chat_log) == 1, "the chat line")
-        await asyncio.sleep(0.5)  # the lobby polls its session
-        await pilot.pause()
-        assert app.is_running and isinstance(app.screen, SeatsScreen)
         assert me.chat_log[0].startswith("[/z][b]]0;owned")
-        drawn = app.export_screenshot().replace("&#160;", " ")
-        assert drawn.count("[/z][b]]0;owned") >= 2 and "\x1b" not in drawn  # seat and chat
+
+        def drawn() -> str:
+            return app.export_screenshot().replace("&#160;", " ")
+
+        # The lobby polls its session: the chat reaches the screen at its next look.
+        await wait_until(pilot, lambda: drawn().count("[/z][b]]0;owned") >= 2, "seat and chat drawn")
+        assert app.is_running and isinstance(app.screen, SeatsScreen)
+        assert "\x1b" not in drawn()
     await close_table(relay, conn, serving, stranger, me)

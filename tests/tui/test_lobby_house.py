@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from engine.house import HouseRules
 from netplay.seat.remote import RemoteSession
+from tests.netplay.test_prepared_table import until
 from tui.app import CardApp
 from tui.screens.game import GameScreen
 from tui.screens.seats import HouseRulesDialog, SeatsScreen
@@ -78,9 +79,8 @@ async def test_a_change_of_house_rules_asks_everyone_again() -> None:
     await friend.start()
     await friend.wait_seated()
     await friend.set_ready(True)
-    await asyncio.sleep(0.3)
-    assert host.seats[1].ready
+    await until(lambda: host.seats[1].ready, "the friend ready")
     await me.set_house(HouseRules(target=77))
-    await asyncio.sleep(0.5)
-    assert friend.target == 77 and not host.seats[1].ready and not host.started
+    await until(lambda: friend.target == 77, "the new rules at the friend")
+    assert not host.seats[1].ready and not host.started
     await close_table(relay, conn, serving, me, friend)

@@ -95,10 +95,11 @@ async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays
             assert host.seats[2].bot is not None, "the bot keeps its seat"
             assert CardApp(friend).can_rematch()  # its result now offers r: it accepts
             await friend.set_ready(True)  # what the friend's r does (app.rematch)
-            await wait_until(pilot, lambda: host.started and me.view is not None
-                             and not screen.match_over, "the new match")
+            # Conditions that stay true: the rematch may end before the next look at it.
+            await wait_until(pilot, lambda: host.round_base >= 1 and host.started
+                             and me.view is not None, "the new match")
             # The table numbers the rematch's rounds on; the screen counts them from 1.
-            await wait_until(pilot, lambda: screen.round_number == 1 and screen.rounds_before >= 1,
+            await wait_until(pilot, lambda: screen.round_number >= 1 and screen.rounds_before >= 1,
                              "round 1 of the new match on screen")
             assert sum(host.match.scores) == 0 or host.match.rounds_played <= 1
             assert [s.name for s in me.seats] == ["Hosty", "Friend", "bot 2"]

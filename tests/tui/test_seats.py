@@ -13,6 +13,7 @@ from netplay.relay.server import start_relay
 from netplay.seat.remote import CHAT_KEPT, RemoteSession, play_as_bot
 from netplay.session.events import MAX_QUEUED_NOTES, SeatInfo
 from netplay.table.host import Host, HostConfig
+from tests.netplay.test_prepared_table import until
 from tests.tui.test_footer_fits import footer_keys
 from tui.app import CardApp
 from tui.screens.game import GameScreen
@@ -86,15 +87,15 @@ async def test_only_the_host_seats_bots_or_starts() -> None:
     await other.set_bot(2, "greedy")
     await other.start_match()
     await other.set_ready(True)
-    await asyncio.sleep(0.5)
+    # The host reads one connection's messages in order: once the ready counts, the two
+    # before it were refused.
+    await until(lambda: host.seats[1].ready, "the ready")
     assert host.seats[2].bot is None and not host.started
-    assert host.seats[1].ready and not other.is_owner and me.is_owner
+    assert not other.is_owner and me.is_owner
     await me.set_bot(2, "random")
-    await asyncio.sleep(0.3)
-    assert host.seats[2].bot == "random"
+    await until(lambda: host.seats[2].bot == "random", "the host's bot seated")
     await me.set_bot(2, None)
-    await asyncio.sleep(0.3)
-    assert not host.seats[2].taken
+    await until(lambda: not host.seats[2].taken, "the host's bot unseated")
     await close_table(relay, conn, serving, me, other)
 
 
@@ -134,9 +135,11 @@ async def test_the_lobby_shows_round_ones_deck_being_shuffled_and_then_ready() -
             assert "Round 1's deck" not in str(help_text.render()), "no deck while a seat is empty"
             assert me.first_deck_line() == ""
             await pilot.press("f3")
-            await wait_until(pilot, lambda: "Round 1's deck: shuffled and checked, ready to deal."
-                             in str(help_text.render()), "the deck ready on screen")
-            assert friend.first_deck_line() == "Round 1's deck: shuffled and checked, ready to deal."
+            ready_line = "Round 1's deck: shuffled and checked, ready to deal."
+            # The friend checks the deck on its own: it may come a moment after this screen.
+            await wait_until(pilot, lambda: ready_line in str(help_text.render())
+                             and friend.first_deck_line() == ready_line,
+                             "the deck ready on screen and at the friend")
             # At 80x24 the whole lobby fits: the chat and its input stay on screen.
             assert app.screen.query_one("#say").region.bottom <= 23
             await pilot.press("f2")
