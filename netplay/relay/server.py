@@ -38,7 +38,7 @@ from netplay.messages import (
     read_send,
 )
 from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
-from netplay.relay.wire import parse_room_code, room_code_for
+from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE, parse_room_code, room_code_for
 
 log = logging.getLogger("cardtui.relay")
 HOST_CONN = 0
@@ -528,10 +528,10 @@ class Relay:
 
     def expire_room(self, room: Room) -> None:
         """Close a room whose host never came back."""
-        self.in_background(self.close_room(room, b"the host did not come back"))
+        self.in_background(self.close_room(room, b"the host did not come back", CLOSE_HOST_GONE))
 
-    async def close_room(self, room: Room, reason: bytes) -> None:
-        """Remove a room and close every conn still in it."""
+    async def close_room(self, room: Room, reason: bytes, code: int = CLOSE_GONE) -> None:
+        """Remove a room and close every conn still in it with `code`."""
         if self.rooms.get(room.code) is room:
             del self.rooms[room.code]
             self.book.room_closed(room.opener)
@@ -543,7 +543,7 @@ class Relay:
         for member in members:
             member.room = None
         await asyncio.gather(
-            *(m.ws.close(code=CLOSE_GONE, message=reason) for m in members),
+            *(m.ws.close(code=code, message=reason) for m in members),
             return_exceptions=True,
         )
 
@@ -555,7 +555,7 @@ class Relay:
             await asyncio.sleep(min(idle / 4, 60.0))
             cutoff = loop.time() - idle
             for room in [r for r in self.rooms.values() if r.last_active < cutoff]:
-                await self.close_room(room, b"room idle for too long")
+                await self.close_room(room, b"room idle for too long", CLOSE_ROOM_IDLE)
 
     # -- output ----------------------------------------------------------------------------
 

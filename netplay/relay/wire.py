@@ -1,4 +1,5 @@
-"""Room codes: how a relay names its rooms, and how people read and type them (PROTOCOL.md 2)."""
+"""Room codes: how a relay names its rooms, and how people read and type them (PROTOCOL.md 2);
+and the close codes that say a room is gone for good (PROTOCOL.md 6)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ CROCKFORD_ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ROOM_CODE_LENGTH: Final = 10  # 50 random bits
 _CROCKFORD_ALIASES: Final = {"I": "1", "L": "1", "O": "0"}
 _CROCKFORD_SET: Final = frozenset(CROCKFORD_ALPHABET)
+
+# A room removed for good, as opposed to 1001 (the relay stopping, a host reclaiming its
+# room), after which the room may come back: its seats need not try again.
+CLOSE_HOST_GONE: Final = 4001  # its host did not come back within the grace
+CLOSE_ROOM_IDLE: Final = 4002  # nobody used it for the idle limit
 
 
 def new_room_code() -> str:

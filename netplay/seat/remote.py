@@ -83,6 +83,7 @@ from netplay.protocol import (
     read_numbers,
 )
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
+from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE
 from netplay.seat.checks import ClientChecks
 from netplay.seat.first_deck import SeatFirstDeck
 from netplay.seat.keyfile import SeatIdentity
@@ -107,6 +108,11 @@ MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 ROOM_GONE_TRIES = 3  # `no_such_room` this many times running, for ROOM_GONE_SECONDS at least:
 ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives it that long)
+# A relay that removed the room says so as it closes: nothing to try again (a lying relay
+# could say it of a room still there, but it can as well stop forwarding: no new power).
+ROOM_CLOSED = {CLOSE_HOST_GONE: "the room is gone: its host did not come back in time",
+               CLOSE_ROOM_IDLE: "the room is gone: the relay closed it after a long time"
+                                " without play"}
 CHAT_KEPT = 500  # chat lines a session keeps (between this and twice as many)
 HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
 
@@ -192,6 +198,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                         break  # gone: a relay that outlives its host would keep the conn open
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
+            if self.gone is None and self._conn is not None:
+                self.gone = ROOM_CLOSED.get(self._conn.close_code or 0)
             if self.closed or self._match_done() or self.gone is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning", state=True))

@@ -326,7 +326,7 @@ def test_join_retries_a_full_room_and_says_so(procs: Procs) -> None:
 
 def test_seats_say_when_the_room_is_gone(procs: Procs) -> None:
     """A host that dies and never comes back: once the room expires, each seat says so in one
-    line and exits 1."""
+    line and exits 1, at once (the relay's close says the room is gone for good)."""
     url = start_relay(procs, "--host-grace", "1")
     host, code = start_host(procs, url, *MENTAL_HOST, seed="9")
     seats = start_bots(procs, ["--relay", url, code], 1)

@@ -22,7 +22,7 @@ from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused, relay_url
 from netplay.relay.server import RelayLimits, RunningRelay, start_relay
-from netplay.relay.wire import format_room_code, room_code_for
+from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE, format_room_code, room_code_for
 
 
 class Net:
@@ -233,7 +233,7 @@ async def test_a_room_closes_when_its_host_does_not_return(net: Net) -> None:
     assert await seat.recv() == HostAway()
     with pytest.raises(RelayClosed) as closed:
         await seat.recv()
-    assert closed.value.close_code == 1001
+    assert closed.value.close_code == CLOSE_HOST_GONE  # gone for good: no point trying again
     assert relay.relay.rooms == {}
     with pytest.raises(RelayRefused) as refused:
         await net.enter(relay.url, host.room)
@@ -243,8 +243,9 @@ async def test_a_room_closes_when_its_host_does_not_return(net: Net) -> None:
 async def test_idle_rooms_expire(net: Net) -> None:
     relay = await net.start(idle_room_seconds=0.05)
     host = await net.open_room(relay.url)
-    with pytest.raises(RelayClosed):
+    with pytest.raises(RelayClosed) as closed:
         await host.recv()
+    assert closed.value.close_code == CLOSE_ROOM_IDLE
     assert relay.relay.rooms == {}
 
 

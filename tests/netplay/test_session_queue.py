@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import RelayLimits, start_relay
+from netplay.relay.wire import CLOSE_HOST_GONE
 from netplay.seat import remote
 from netplay.seat.checks import MAX_FAILURES
 from netplay.seat.remote import RemoteSession
@@ -173,11 +174,10 @@ async def test_a_full_queue_still_tells_the_screen_the_host_is_back() -> None:
         assert connection_state(events) == "", texts[-5:]
 
 
-async def test_a_full_queue_still_says_why_the_session_ended(monkeypatch) -> None:
+async def test_a_full_queue_still_says_why_the_session_ended() -> None:
     """A host fills a seat's queue with chat, then leaves for good: the session ends, and the
     one notice saying why ("the room is gone ...") must reach the screen, not be counted among
     the left-out chat (the game screen has nothing else to show it)."""
-    monkeypatch.setattr(remote, "ROOM_GONE_SECONDS", 0.0)  # three refusals in a row suffice
     async with lying_host(limits=RelayLimits(host_grace_seconds=0.2)) as (host, seat):
         for i in range(MAX_QUEUED_NOTES):
             await host._broadcast("chat", seat=None, name="host", text=f"line {i}")
@@ -192,3 +192,49 @@ async def test_a_full_queue_still_says_why_the_session_ended(monkeypatch) -> Non
         assert seat.gone is not None and seat.gone.startswith("the room is gone")
         texts = [e.text for e in await queued_events(seat) if isinstance(e, Notice)]
         assert seat.gone in texts, texts[-3:]
+
+
+async def test_a_room_removed_for_good_ends_the_session_without_trying_again() -> None:
+    """A relay closes the room of a host that did not come back with a code of its own
+    (PROTOCOL.md 6): the seat says the room is gone at once. It used to try again for
+    ROOM_GONE_SECONDS, as after a relay's restart, and then say the same."""
+    async with lying_host(limits=RelayLimits(host_grace_seconds=0.2)) as (host, seat):
+        assert host.relay is not None
+        await host.relay.close()
+        async with asyncio.timeout(30):
+            while not seat.closed:
+                await asyncio.sleep(0.05)
+        assert seat.gone == remote.ROOM_CLOSED[CLOSE_HOST_GONE]
+        texts = [e.text for e in await queued_events(seat) if isinstance(e, Notice)]
+        assert not any("reconnect" in t for t in texts), texts
+        assert seat.gone in texts
+
+
+async def test_a_room_a_restarted_relay_forgot_is_given_up_after_some_tries(monkeypatch) -> None:
+    """A relay that stops closes with 1001 and forgets its rooms when it starts again: the
+    seat tries again (its host may reopen the room there) and says the room is gone only
+    after ROOM_GONE_TRIES refusals in a row, ROOM_GONE_SECONDS apart at least."""
+    monkeypatch.setattr(remote, "ROOM_GONE_SECONDS", 0.0)  # the tries alone decide here
+    relay = await start_relay()
+    port = relay.port
+    conn = await RelayConnection.open_room(relay.url)
+    host = Host(HostConfig(game="zodiak", players=2, seed=4), on_event=lambda _: None)
+    serving = asyncio.create_task(host.serve(conn))  # no reopen: this host never comes back
+    seat = RemoteSession(game="", url=relay.url, room=conn.room, name="p")
+    try:
+        await seat.start()
+        await seat.wait_seated()
+        await relay.close()
+        relay = await start_relay(port=port)
+        async with asyncio.timeout(60):
+            while not seat.closed:
+                await asyncio.sleep(0.05)
+        texts = [e.text for e in await queued_events(seat) if isinstance(e, Notice)]
+        assert any("reconnecting" in t for t in texts), texts
+        assert any("no room with that code" in t for t in texts), texts
+        assert seat.gone == "the room is gone: its host did not come back in time"
+    finally:
+        await seat.close()
+        serving.cancel()
+        await conn.close()
+        await relay.close()
