@@ -5,19 +5,53 @@ Each has a footer of its own: the screen's underneath offered keys the dialog do
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Label, Static
 
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, SUITS
 from tui.literal import literal
 
 
-class ConfirmQuit(ModalScreen[bool]):
+class ClosesOnce:
+    """A screen that more than one thing may close (a key, its button, the table going on):
+    `close` dismisses it once, and only while it is the screen on top; asked while another
+    screen is above it, or before it is shown, it closes as soon as it is on top.
+
+    Textual's own dismiss pops whatever screen is on top: a round's summary closed by the next
+    round and by the player's enter at once was dismissed twice, and the second took the game
+    screen under it away (an SSH player found themselves in the server's lobby mid-match).
+    """
+
+    _closed_once = False
+    _close_result: tuple[Any] | None = None  # the result asked for while it could not close
+
+    def close(self, result: Any = None) -> None:
+        """Dismiss this screen with `result`, once; later or when it is on top."""
+        screen = cast(Screen[Any], self)
+        if self._closed_once:
+            return
+        if screen.is_mounted and screen.app.screen is screen:
+            self._closed_once, self._close_result = True, None
+            screen.dismiss(result)
+        elif self._close_result is None:  # the first to ask decides the result
+            self._close_result = (result,)
+
+    def on_screen_resume(self) -> None:
+        if self._close_result is not None and not self._closed_once:
+            # Not from its own handler: a screen may not await its own dismissal.
+            cast(Screen[Any], self).app.call_later(self._close_pending)
+
+    def _close_pending(self) -> None:
+        if self._close_result is not None:
+            self.close(self._close_result[0])
+
+
+class ConfirmQuit(ClosesOnce, ModalScreen[bool]):
     """Ask before quitting; a match in progress is saved on the way out."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -39,13 +73,13 @@ class ConfirmQuit(ModalScreen[bool]):
         yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+        self.close(event.button.id == "yes")
 
     def action_answer(self, answer: bool) -> None:
-        self.dismiss(answer)
+        self.close(answer)
 
 
-class SuitPicker(ModalScreen[str | None]):
+class SuitPicker(ClosesOnce, ModalScreen[str | None]):
     """Choose the suit a wild eight declares: a key per suit, or the buttons."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -79,13 +113,13 @@ class SuitPicker(ModalScreen[str | None]):
             self.query_one(f"#suit-{self.suggested}", Button).focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss((event.button.id or "suit-S")[-1])
+        self.close((event.button.id or "suit-S")[-1])
 
     def action_pick(self, suit: str | None) -> None:
-        self.dismiss(suit)
+        self.close(suit)
 
 
-class Summary(ModalScreen[None]):
+class Summary(ClosesOnce, ModalScreen[None]):
     """A round's or the match's outcome, with the scores; enter (or a click) goes on."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space,escape", "close", "Continue")]
@@ -95,7 +129,6 @@ class Summary(ModalScreen[None]):
         self.title_text = title
         self.body = body
         self.button = button
-        self._outdated = False  # asked to close while another screen was on top
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -106,23 +139,13 @@ class Summary(ModalScreen[None]):
         yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(None)
+        self.close(None)
 
     def action_close(self) -> None:
-        self.dismiss(None)
-
-    def close_when_shown(self) -> None:
-        """Close now if this is the screen on top, else as soon as it is."""
-        self._outdated = True
-        if self.is_current and self.is_mounted:  # else on_screen_resume closes it
-            self.app.call_later(self.dismiss, None)
-
-    def on_screen_resume(self) -> None:
-        if self._outdated:  # dismissed from the app: a screen may not await its own dismissal
-            self.app.call_later(self.dismiss, None)
+        self.close(None)
 
 
-class MatchResult(ModalScreen[str]):
+class MatchResult(ClosesOnce, ModalScreen[str]):
     """The match's result and score history: rematch (r), look back at the table (v), leave (enter)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -157,7 +180,7 @@ class MatchResult(ModalScreen[str]):
         return True
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id or "leave")
+        self.close(event.button.id or "leave")
 
     def action_choose(self, choice: str) -> None:
-        self.dismiss(choice)
+        self.close(choice)

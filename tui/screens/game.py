@@ -223,7 +223,7 @@ class GameScreen(Screen[None]):
         in the next round, and your turn's clock runs."""
         dialog, self._round_summary = self._round_summary, None
         if dialog is not None:
-            dialog.close_when_shown()
+            dialog.close(None)
             self.log_widget.scroll_end(animate=False)
             self.notify("Your turn: the next round has started.", timeout=4)
 
@@ -320,7 +320,7 @@ class GameScreen(Screen[None]):
             if getattr(self.session, "is_owner", False):
                 self.write_log("It starts when everyone has accepted.", note=True)
             elif isinstance(self.app.screen, MatchResult):
-                self.app.screen.dismiss("again")  # shown again below, now offering the rematch
+                self.app.screen.close("again")  # shown again below, now offering the rematch
             elif not self.reviewing:
                 self.show_result()
         elif isinstance(event, SeatsChanged):
@@ -432,7 +432,7 @@ class GameScreen(Screen[None]):
         self.history, self.rematch_offer = [], ""
         self.rounds_before += self.round_number
         if isinstance(self.app.screen, MatchResult):
-            self.app.screen.dismiss("again")
+            self.app.screen.close("again")
         self.write_log("— A new match with the same seats —", note=True)
 
     def _after_result(self, choice: str | None) -> None:

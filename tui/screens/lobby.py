@@ -24,6 +24,7 @@ from netplay.relay.wire import ROOM_CODE_LENGTH, format_room_code, parse_room_co
 from netplay.table.service import TableInfo, TableRequest, TablesClient
 from tui.appapi import lobby_app
 from tui.literal import literal
+from tui.screens.dialogs import ClosesOnce
 from tui.widgets.bars import KeyLine, TitleBar
 from tui.widgets.dropdown import Dropdown
 from tui.widgets.house import HouseRulesInput
@@ -41,7 +42,7 @@ COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
            ("House", len("max-row=9,target=3000")))  # longer ones are cut: the table's lobby says all
 
 
-class NewTableDialog(ModalScreen[TableRequest | None]):
+class NewTableDialog(ClosesOnce, ModalScreen[TableRequest | None]):
     """Choose a game, the seats, how many bots take them and which kind; g, p, b, k cycle them."""
 
     DEFAULT_CSS = """
@@ -57,7 +58,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         Binding("k", "cycle('kind')", "Bot kind"),
         Binding("h", "focus_house", "House rules"),
         Binding("enter", "create", "Create", key_display="⏎", priority=True),
-        Binding("escape", "dismiss(None)", "Cancel", key_display="esc"),
+        Binding("escape", "cancel", "Cancel", key_display="esc"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -154,7 +155,7 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
 
     def action_create(self) -> None:
         try:
-            self.dismiss(self.request())
+            self.close(self.request())
         except IllegalMove as exc:
             self.query_one("#new-table-about", Static).update(literal(f"House rules: {exc}"))
 
@@ -162,7 +163,10 @@ class NewTableDialog(ModalScreen[TableRequest | None]):
         if event.button.id == "create":
             self.action_create()
         else:
-            self.dismiss(None)
+            self.action_cancel()
+
+    def action_cancel(self) -> None:
+        self.close(None)
 
 
 class LobbyScreen(Screen[None]):

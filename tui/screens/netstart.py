@@ -17,6 +17,7 @@ from engine.errors import IllegalMove
 from engine.games import GAMES
 from engine.house import STANDARD, HouseRules
 from netplay.relay.lan import LanBrowser, LanTable
+from tui.screens.dialogs import ClosesOnce
 from tui.widgets.bars import card_header
 from tui.widgets.dropdown import Dropdown
 from tui.widgets.house import HouseRulesInput
@@ -24,7 +25,7 @@ from tui.widgets.house import HouseRulesInput
 DEFAULT_PORT = 7777
 
 
-class HostSetup(ModalScreen[list[str] | None]):
+class HostSetup(ClosesOnce, ModalScreen[list[str] | None]):
     """Choose the game, seats, bots and port of a table to host; answers `cardtui host` arguments."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -106,12 +107,12 @@ class HostSetup(ModalScreen[list[str] | None]):
 
     def action_host(self) -> None:
         try:
-            self.dismiss(self.arguments())
+            self.close(self.arguments())
         except ValueError as exc:
             self.query_one("#host-error", Static).update(Text(str(exc)))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.close(None)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_host() if event.button.id == "host" else self.action_cancel()
@@ -125,7 +126,7 @@ class JoinFailure:
     reason: str
 
 
-class JoinScreen(Screen[list[str] | None]):
+class JoinScreen(ClosesOnce, Screen[list[str] | None]):
     """Tables announced on the LAN, kept up to date, and a field to type an address instead."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -224,7 +225,7 @@ class JoinScreen(Screen[list[str] | None]):
             args += ["--name", self.player_name]
         if self.sign:
             args += ["--sign", self.sign]
-        self.dismiss(args)
+        self.close(args)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if self.browser is None or event.row_key.value is None:
@@ -241,4 +242,4 @@ class JoinScreen(Screen[list[str] | None]):
         self._join(target)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.close(None)

@@ -22,6 +22,7 @@ from netplay.seat.remote import CHAT_KEPT, RemoteSession
 from netplay.session.events import SeatInfo
 from tui.appapi import card_app
 from tui.literal import literal
+from tui.screens.dialogs import ClosesOnce
 from tui.widgets.house import HouseRulesInput
 
 POLL_SECONDS = 0.25
@@ -214,10 +215,10 @@ class SeatsScreen(Screen[None]):
             await self.session.chat(text)
 
 
-class HouseRulesDialog(ModalScreen[HouseRules | None]):
+class HouseRulesDialog(ClosesOnce, ModalScreen[HouseRules | None]):
     """The host sets the table's house rules before the start; enter sets, escape keeps them."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss(None)", "Keep")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "keep", "Keep")]
 
     def __init__(self, house: HouseRules) -> None:
         super().__init__()
@@ -237,10 +238,13 @@ class HouseRulesDialog(ModalScreen[HouseRules | None]):
     def on_mount(self) -> None:
         self.query_one("#house", HouseRulesInput).focus()
 
+    def action_keep(self) -> None:
+        self.close(None)
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         try:
-            self.dismiss(self.query_one("#house", HouseRulesInput).rules())
+            self.close(self.query_one("#house", HouseRulesInput).rules())
         except IllegalMove as exc:
             self.query_one("#house-error", Static).update(literal(str(exc)))
 

@@ -13,13 +13,14 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
 
 from engine.errors import IllegalMove
+from tui.screens.dialogs import ClosesOnce
 from tui.settings import BOT_SPEEDS, CARD_STYLES, HAND_ORDERS, HEKATA_ORDERS, Settings, load_stats
 from tui.widgets.bars import card_header
 from tui.widgets.dropdown import Dropdown
 from tui.words import sign_choices
 
 
-class SettingsScreen(Screen[Settings | None]):
+class SettingsScreen(ClosesOnce, Screen[Settings | None]):
     """Edit the settings; ctrl+s (or Save) keeps them, escape leaves them as they were."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -96,10 +97,10 @@ class SettingsScreen(Screen[Settings | None]):
         except IllegalMove as exc:
             self.query_one("#settings-error", Static).update(Text(str(exc)))
             return
-        self.dismiss(settings)
+        self.close(settings)
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self.close(None)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_save() if event.button.id == "save" else self.action_cancel()
