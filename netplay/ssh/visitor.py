@@ -250,9 +250,11 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         if self._last_input == 0.0:
             self._last_input = loop.time()
         if quiet_for >= timeout:
-            minutes = max(1, round(timeout / 60))
+            # --idle-minutes takes fractions: say 30 s, not a rounded "1 min".
+            quiet = (f"{timeout / 60:g} min" if timeout >= 60 and timeout % 60 == 0
+                     else f"{timeout:g} s")
             self._send_output(RESTORE_TERMINAL)
-            self._refuse(f"cardtui: closed after {minutes} min without input.", leading_newline=True)
+            self._refuse(f"cardtui: closed after {quiet} without input.", leading_newline=True)
             self.hang_up()
             return
         self._idle_timer = loop.call_later(timeout - quiet_for, self._watch_idleness)

@@ -224,7 +224,7 @@ async def test_the_terminal_is_restored_however_the_session_ends(ssh_door: SSHDo
                                    "#{alternate_on} #{mouse_any_flag} #{cursor_flag}")
 
     assert (await flags()).split() == ["1", "1", "0"]  # the app's state while it runs
-    await ssh_tmux.wait_for("closed after 1 min without input")
+    await ssh_tmux.wait_for("closed after 4 s without input")
     await ssh_tmux.wait_for("EXIT=1")
     assert (await flags()).split() == ["0", "0", "1"]
 

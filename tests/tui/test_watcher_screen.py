@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import random
 
-from textual.widgets import Static
+from textual.widgets import Button, Static
 
 from engine.match import Match
-from netplay.session.events import GameSession, MatchStarted, RoundEnded, RoundStarted, SeatInfo
+from netplay.session.events import (
+    GameSession,
+    MatchEnded,
+    MatchStarted,
+    RematchOffered,
+    RoundEnded,
+    RoundStarted,
+    SeatInfo,
+)
 from tests.tui.test_footer_fits import footer_keys
 from tests.tui.test_join_flood import wait_for
 from tui.app import CardApp
+from tui.screens.dialogs import ConfirmQuit, MatchResult
 from tui.widgets.hand import CardRow
 
 
@@ -59,3 +68,39 @@ async def test_rounds_are_numbered_from_the_matchs_first_even_for_one_who_came_l
         await wait_for(pilot, lambda: getattr(screen, "round_number", 0) == 3, "round 3")
         board = str(screen.query_one("#score-board", Static).render())
         assert board.splitlines()[1].split()[:2] == ["2", "5"], board
+
+
+async def test_a_hekata_watcher_is_offered_no_hand_keys_and_no_rematch_to_accept() -> None:
+    """A Hekata watcher's footer offered ←→ Move (that screen asked only whether a trick was
+    being built); told of a rematch offer, a watcher was told "r accepts it" with no rematch
+    to accept; its quit question at the match's end offered to keep playing."""
+    session = GameSession(game="hekata")
+    app = CardApp(session, pace=0.0)
+    async with app.run_test(size=(100, 30)) as pilot:
+        match = Match("hekata", 2, ("leo", "aries"), dealer=0)
+        state = match.start_round(match.rules.shuffled_deck(random.Random(3)))
+        seats = tuple(SeatInfo(f"bot {i}") for i in range(2))
+        session.emit(MatchStarted("hekata", seats, None, 10_000, (0, 0)))
+        session.emit(RoundStarted(1, state.view(None), (0, 0)))
+        screen = app.screen
+        await wait_for(pilot, lambda: getattr(screen, "round_number", 0) == 1, "the deal")
+        await pilot.pause()
+        keys = footer_keys(app)
+        assert "Quit" in keys and "Move" not in keys and "Lay card" not in keys, keys
+        session.emit(MatchEnded(0, (10_200, 300), 40))
+        session.emit(RematchOffered("bot 0"))
+
+        def result_body() -> str:  # the result is shown again with the offer; "" meanwhile
+            found = list(app.screen.query(".dialog-body").results(Static))
+            return str(found[0].render()) if isinstance(app.screen, MatchResult) and found else ""
+
+        await wait_for(pilot, lambda: "offers a rematch" in result_body(), "the offer on the result")
+        body = result_body()
+        assert "bot 0 offers a rematch with the same seats." in body
+        assert "accepts" not in body
+        await pilot.press("v")  # look back, then ask to quit
+        await wait_for(pilot, lambda: not isinstance(app.screen, MatchResult), "the table")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
+        labels = [str(button.label) for button in app.screen.query(Button)]
+        assert labels == ["Stop (y)", "Keep watching (n)"], labels

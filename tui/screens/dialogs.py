@@ -9,7 +9,7 @@ from typing import Any, ClassVar, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Label, Static
 
@@ -154,6 +154,10 @@ class MatchResult(ClosesOnce, ModalScreen[str]):
         Binding("enter", "choose('leave')", "Leave"),
     ]
 
+    # The scores scroll (a long match's history is taller than a terminal); no button is
+    # focused, so that enter is the screen's Leave and the footer lists all three keys.
+    AUTO_FOCUS = ".dialog-scroll"
+
     def __init__(self, title: str, body: str, rematch: bool) -> None:
         super().__init__()
         self.title_text = title
@@ -163,16 +167,14 @@ class MatchResult(ClosesOnce, ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self.title_text, classes="dialog-title")
-            yield Static(self.body, classes="dialog-body", markup=False)
+            with VerticalScroll(classes="dialog-scroll"):
+                yield Static(self.body, classes="dialog-body", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 if self.rematch:
                     yield Button("Rematch (r)", id="rematch", variant="success")
                 yield Button("Look back (v)", id="review")
                 yield Button("Leave (enter)", id="leave", variant="primary")
         yield Footer()
-
-    def on_mount(self) -> None:
-        self.query_one("#leave", Button).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "choose" and parameters == ("rematch",):

@@ -313,10 +313,13 @@ class GameScreen(Screen[None]):
             return
         elif isinstance(event, RematchOffered):
             by = "The host" if event.by is None else event.by
-            # Said on the result too: at 80x24 the dialog hides the log that says it.
-            self.rematch_offer = f"{by} offers a rematch with the same seats: r accepts it."
-            self.write_log(f"{by} offers a rematch with the same seats: r on the result"
-                           " accepts it.", note=True)
+            # Said on the result too: at 80x24 the dialog hides the log that says it. A
+            # watcher has nothing to accept: it watches the rematch if the seats accept.
+            offer = f"{by} offers a rematch with the same seats"
+            seated = self.my_seat is not None
+            self.rematch_offer = f"{offer}: r accepts it." if seated else f"{offer}."
+            self.write_log(f"{offer}: r on the result accepts it." if seated else f"{offer}.",
+                           note=True)
             if getattr(self.session, "is_owner", False):
                 self.write_log("It starts when everyone has accepted.", note=True)
             elif isinstance(self.app.screen, MatchResult):
@@ -650,13 +653,13 @@ class GameScreen(Screen[None]):
 
     def action_quit_match(self) -> None:
         buttons: dict[str, str] = {}
-        if self.match_over:
+        if self.my_seat is None:
+            question = "Stop watching? The match is over." if self.match_over else "Stop watching?"
+            buttons = {"yes": "Stop (y)", "no": "Keep watching (n)"}
+        elif self.match_over:
             question = "Quit? The match is over."
         elif getattr(self.session, "save_path", None) is not None:
             question = "Quit now? The match is saved: cardtui play --resume continues it."
-        elif self.my_seat is None:
-            question = "Stop watching?"
-            buttons = {"yes": "Stop (y)", "no": "Keep watching (n)"}
         elif getattr(self.app, "tables", None) is not None:
             # A seat taken over SSH: the server deals, so the table goes on, even when this
             # visitor opened it (and so is its owner).

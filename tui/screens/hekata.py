@@ -156,7 +156,8 @@ class HekataScreen(GameScreen):
         if action == "back":
             return self.builder is not None
         if action in ("cursor", "cursor_line", "sort"):
-            return self.builder is None
+            # A watcher has no hand to move along (the base class says so for every game).
+            return self.builder is None and super().check_action(action, parameters) is not False
         return super().check_action(action, parameters)
 
     async def action_choose(self) -> None:
