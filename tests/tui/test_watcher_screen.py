@@ -18,6 +18,7 @@ from netplay.session.events import (
     RoundEnded,
     RoundStarted,
     SeatInfo,
+    SeatsChanged,
 )
 from tests.tui.test_footer_fits import footer_keys
 from tests.tui.test_join_flood import wait_for
@@ -73,7 +74,8 @@ async def test_rounds_are_numbered_from_the_matchs_first_even_for_one_who_came_l
 async def test_a_hekata_watcher_is_offered_no_hand_keys_and_no_rematch_to_accept() -> None:
     """A Hekata watcher's footer offered ←→ Move (that screen asked only whether a trick was
     being built); told of a rematch offer, a watcher was told "r accepts it" with no rematch
-    to accept; its quit question at the match's end offered to keep playing."""
+    to accept; its quit question at the match's end offered to keep playing; the result lost
+    the name of a seat the table freed for the rematch."""
     session = GameSession(game="hekata")
     app = CardApp(session, pace=0.0)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -88,6 +90,7 @@ async def test_a_hekata_watcher_is_offered_no_hand_keys_and_no_rematch_to_accept
         keys = footer_keys(app)
         assert "Quit" in keys and "Move" not in keys and "Lay card" not in keys, keys
         session.emit(MatchEnded(0, (10_200, 300), 40))
+        session.emit(SeatsChanged((SeatInfo("bot 0"), SeatInfo(""))))  # bot 1's seat freed
         session.emit(RematchOffered("bot 0"))
 
         def result_body() -> str:  # the result is shown again with the offer; "" meanwhile
@@ -98,6 +101,7 @@ async def test_a_hekata_watcher_is_offered_no_hand_keys_and_no_rematch_to_accept
         body = result_body()
         assert "bot 0 offers a rematch with the same seats." in body
         assert "accepts" not in body
+        assert "bot 1" in body, "the result still names who played the match"
         await pilot.press("v")  # look back, then ask to quit
         await wait_for(pilot, lambda: not isinstance(app.screen, MatchResult), "the table")
         await pilot.press("q")

@@ -327,7 +327,13 @@ class GameScreen(Screen[None]):
             elif not self.reviewing:
                 self.show_result()
         elif isinstance(event, SeatsChanged):
-            self.seats = event.seats
+            if self.match_over and len(event.seats) == len(self.seats):
+                # The result and its scores name who played the match: a seat freed for the
+                # rematch (its person gone) keeps its name here until the rematch starts.
+                self.seats = tuple(new if new.name else replace(new, name=old.name)
+                                   for old, new in zip(self.seats, event.seats))
+            else:
+                self.seats = event.seats
         elif isinstance(event, Notice):
             self.write_log(event.text, note=True)
             # While the host is out of reach nobody's move counts: do not invite one. Only the
