@@ -143,6 +143,8 @@ class CardApp(App[str | None]):
 
         session = self.session
         if isinstance(session, RemoteSession):
+            if session.closed or session.gone is not None:
+                return False  # the table closed (its rematch window ran out, say)
             return session.may_offer_rematch or (session.my_seat is not None
                                                  and session.rematch_offered)
         return isinstance(session, LocalMatch)

@@ -137,6 +137,10 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
                     LINGER_SECONDS, self.config.rematch_seconds if here else 0.0),
                     return_when=asyncio.FIRST_COMPLETED)
                 if not self.rematched.is_set():
+                    if self.config.rematch_seconds > 0:
+                        # Seats waiting on the result for a rematch would be told only that
+                        # the host is away, and go on offering one that can no longer begin.
+                        await self.say_closing("the table closed: no rematch began in time")
                     break
                 self.rematched.clear()
                 finished = asyncio.create_task(self.done.wait())
@@ -257,14 +261,13 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
             except (ConnectionError, RelayClosed):
                 log.warning("relay send failed")
 
-    async def say_closing(self) -> None:
-        """Tell every seat and watcher here that the table is closing, before the host stops:
-        each then says so and stops, where it would try to reconnect without end."""
+    async def say_closing(self, why: str = "the host closed the table (cardtui host --resume"
+                          " on the host's side opens it again)") -> None:
+        """Tell every seat and watcher here that the table is closing, and `why`, before the
+        host stops: each then says so and stops, where it would try to reconnect without end."""
         here = {seat.conn for seat in self.seats if seat.conn is not None} | self.spectators
         for conn in sorted(here):
-            await self._send(conn, pack("error", code="closing", message=(
-                "the host closed the table (cardtui host --resume on the host's side opens"
-                " it again)")))
+            await self._send(conn, pack("error", code="closing", message=why))
 
     # -- the match ------------------------------------------------------------
 

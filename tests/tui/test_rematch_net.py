@@ -19,6 +19,7 @@ from netplay.relay.client import RelayConnection
 from netplay.relay.server import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
+from tests.tui.test_footer_fits import footer_keys
 from tui.app import CardApp
 from tui.screens.dialogs import MatchResult, Summary
 from tui.screens.game import GameScreen
@@ -267,3 +268,35 @@ async def test_a_watcher_is_offered_no_move_keys(open_table: TableOpener) -> Non
         player.cancel()
         for session in (friend, watcher):
             await session.close()
+
+
+async def test_once_the_rematch_window_runs_out_the_result_offers_none(
+        open_table: TableOpener) -> None:
+    """A server's table waits a while for a rematch, then closes. Its seats were told only
+    that the host was away, and the result went on offering a rematch that could no longer
+    begin (r: "the host is away; the frame was dropped"). The host now says the table closed,
+    and the result is shown again without the offer."""
+    _host, url, room = await open_table(HostConfig(
+        game="zodiak", players=2, bots=1, seed=4, owner_secret=secrets.token_hex(16),
+        require_ready=True, rematch_seconds=1, rematch_by_any_seat=True,
+        house=HouseRules(target=1)))
+    me = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
+    me.after_match = True
+    await me.start()
+    await me.wait_seated()
+    player = asyncio.create_task(play_for(me))
+    await me.set_ready(True)
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: me.gone is not None, "the table closing", limit=60)
+            assert me.gone == "the table closed: no rematch began in time"
+            assert not app.can_rematch()
+            await wait_until(pilot, lambda: isinstance(app.screen, MatchResult)
+                             and not app.screen.rematch and app.screen.is_mounted,
+                             "the result without a rematch", limit=30)
+            assert not app.screen.query("#rematch")
+            assert "r Rematch" not in " ".join(footer_keys(app))
+    finally:
+        player.cancel()
+        await me.close()

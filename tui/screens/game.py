@@ -340,6 +340,10 @@ class GameScreen(Screen[None]):
             # session's own `state` notices say so (a host's refusal or a chat line may read alike).
             if event.state:
                 self.halted = event.text if event.out_of_reach else ""
+                result = self.app.screen
+                if (isinstance(result, MatchResult) and result.rematch
+                        and not card_app(self.app).can_rematch()):
+                    result.close("again")  # shown again below, without a rematch to offer
             if event.level != "info" and self._may_toast(event):
                 self.notify(literal(event.text).plain, markup=False,
                             severity=TOAST_SEVERITY.get(event.level, "information"))
