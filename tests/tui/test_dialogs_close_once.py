@@ -41,13 +41,19 @@ async def settle(pilot: Pilot[None]) -> None:
         await pilot.pause()
 
 
+def summary_over_a_table(app: App[None]) -> Summary:
+    """Push a table, then a round's summary over it; return the summary."""
+    app.push_screen(Table())
+    summary = Summary("Round 1", "bot 1 goes out")
+    app.push_screen(summary)
+    return summary
+
+
 async def test_a_summary_closed_by_the_table_and_by_enter_at_once_leaves_the_table() -> None:
     for table_first in (False, True):
         app = Stand()
         async with app.run_test() as pilot:
-            app.push_screen(Table())
-            summary = Summary("Round 1", "bot 1 goes out")
-            app.push_screen(summary)
+            summary = summary_over_a_table(app)
             await settle(pilot)
             if table_first:
                 summary.close(None)  # the next round reached the player's turn
@@ -62,9 +68,7 @@ async def test_a_summary_closed_by_the_table_and_by_enter_at_once_leaves_the_tab
 async def test_a_summary_the_table_closes_right_after_it_is_pushed_leaves_the_table() -> None:
     app = Stand()
     async with app.run_test() as pilot:
-        app.push_screen(Table())
-        summary = Summary("Round 1", "bot 1 goes out")
-        app.push_screen(summary)
+        summary = summary_over_a_table(app)
         summary.close(None)  # before it was shown: it closes when it is
         await settle(pilot)
         assert stack(app) == ["Lobby", "Table"]
@@ -73,9 +77,7 @@ async def test_a_summary_the_table_closes_right_after_it_is_pushed_leaves_the_ta
 async def test_a_summary_under_the_help_closes_when_the_help_does() -> None:
     app = Stand()
     async with app.run_test() as pilot:
-        app.push_screen(Table())
-        summary = Summary("Round 1", "bot 1 goes out")
-        app.push_screen(summary)
+        summary = summary_over_a_table(app)
         await settle(pilot)
         app.push_screen(HelpScreen())
         await settle(pilot)
