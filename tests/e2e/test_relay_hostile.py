@@ -251,12 +251,16 @@ def test_a_squatter_cannot_keep_a_seat_from_coming_back(procs: Procs) -> None:
     url = start_relay(procs)
     # Trusted: by mental poker a process started again has lost its round key, so the round
     # in play is dealt again with a bot in its seat (tests/e2e/test_netplay.py).
-    host, code = start_host(procs, url, "--away-timeout", "600", seed="5")
-    seats = start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS])
-    procs.wait_for_log("host", r"seat 3 .* joined")
+    # A match to 100, not 20: the seat is killed after move 10 and must come back before the
+    # end (at full speed the short match could end before the kill, on a loaded machine).
+    host, code = start_host(procs, url, "--away-timeout", "600", "--house", "target=100",
+                            seed="5")
+    # The squatter first: the match cannot start, and so cannot end, before it squats.
     squatter = attack(procs, "squat", "squat", url, code, "--from", "127.0.0.2",
                       "--seconds", "600", "--attempts", "5000", "--pause", "0.05")
     procs.wait_for_log("squat", r"holding 4 conns, then refused room_full")
+    seats = start_bots(procs, ["--relay", url, code, *TRUSTED_SEATS])
+    procs.wait_for_log("host", r"seat 3 .* joined")
     procs.wait_for_log("host", r"move 10:")
     seats[0].kill()
     seats[0].wait()
