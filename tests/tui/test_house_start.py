@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.widgets import Select, Static
 
 from engine.house import STANDARD, HouseRules
+from tests.tui.test_footer_fits import footer_keys
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions
 from tui.screens.netstart import HostSetup
@@ -57,6 +58,8 @@ async def test_host_setup_passes_the_house_rules_to_cardtui_host() -> None:
         await pilot.press("o")
         await pilot.pause()
         assert isinstance(app.screen, HostSetup)
+        keys = footer_keys(app)  # its own footer, not the start screen's
+        assert "Host" in keys and "Cancel" in keys and "Play" not in keys, keys
         field = app.screen.query_one("#host-house", HouseRulesInput)
         assert field.value == "target=3000"  # what the start screen had
         app.screen.query_one("#host-bots", Select).value = 1

@@ -16,6 +16,7 @@ from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
 from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
+from tests.tui.test_footer_fits import footer_keys
 from tui.screens.lobby import LobbyScreen, NewTableDialog
 from tui.ssh_entry import ServerApp
 
@@ -45,6 +46,9 @@ async def test_cancelling_the_new_table_dialog_starts_no_seat_or_table_worker(
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, NewTableDialog)
+        # Its own footer: the lobby's said n, ⏎ Join and q, none of which the dialog takes.
+        keys = footer_keys(app)
+        assert "Create" in keys and "Cancel" in keys and "Join" not in keys, keys
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, LobbyScreen)

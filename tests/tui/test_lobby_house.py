@@ -10,6 +10,7 @@ from textual.widgets import Static
 from engine.house import HouseRules
 from netplay.seat.remote import RemoteSession
 from tests.netplay.test_prepared_table import until
+from tests.tui.test_footer_fits import footer_keys
 from tui.app import CardApp
 from tui.screens.game import GameScreen
 from tui.screens.seats import HouseRulesDialog, SeatsScreen
@@ -33,6 +34,8 @@ async def test_the_host_sets_house_rules_in_the_lobby_and_every_seat_plays_by_th
             assert "House rules: none" in str(help_text.render())
             await pilot.press("f7")
             await wait_until(pilot, lambda: isinstance(app.screen, HouseRulesDialog), "the dialog")
+            await pilot.pause()
+            assert footer_keys(app) == ["Keep"], "its own footer, not the lobby's"
             await pilot.press(*"target=0", "enter")
             await pilot.pause()
             assert "target must be a whole number" in str(

@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Label, Select, Static
+from textual.widgets import Button, DataTable, Footer, Label, Select, Static
 
 from engine.bots import BOT_KINDS
 from engine.errors import IllegalMove
@@ -82,6 +82,7 @@ class NewTableDialog(ClosesOnce, ModalScreen[TableRequest | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Create (⏎)", id="create", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
+        yield Footer()  # its own: the lobby's underneath offered keys this dialog does not take
 
     def on_mount(self) -> None:
         self._set_choices(GAME_NAMES[0], players=2, bots=1)

@@ -69,6 +69,7 @@ class HostSetup(ClosesOnce, ModalScreen[list[str] | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Host (ctrl+s)", variant="primary", id="host")
                 yield Button("Cancel (esc)", id="cancel")
+        yield Footer()
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "host-game":

@@ -234,6 +234,7 @@ class HouseRulesDialog(ClosesOnce, ModalScreen[HouseRules | None]):
                 yield HouseRulesInput(self.house, id="house", compact=True)
             yield Static("Enter sets them (everyone says ready again); escape keeps them.",
                          id="house-error")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#house", HouseRulesInput).focus()
