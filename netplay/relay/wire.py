@@ -13,10 +13,10 @@ ROOM_CODE_LENGTH: Final = 10  # 50 random bits
 _CROCKFORD_ALIASES: Final = {"I": "1", "L": "1", "O": "0"}
 _CROCKFORD_SET: Final = frozenset(CROCKFORD_ALPHABET)
 
-# A room removed for good, as opposed to 1001 (the relay stopping, a host reclaiming its
-# room), after which the room may come back: its seats need not try again.
+# Why a relay removed a room, as opposed to 1001 (the relay stopping, a host reclaiming its
+# room). After 4001 the room is gone for good: its seats need not try again.
 CLOSE_HOST_GONE: Final = 4001  # its host did not come back within the grace
-CLOSE_ROOM_IDLE: Final = 4002  # nobody used it for the idle limit
+CLOSE_ROOM_IDLE: Final = 4002  # nobody used it for the idle limit (its host may open it again)
 
 
 def new_room_code() -> str:

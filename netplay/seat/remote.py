@@ -83,7 +83,7 @@ from netplay.protocol import (
     read_numbers,
 )
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
-from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE
+from netplay.relay.wire import CLOSE_HOST_GONE
 from netplay.seat.checks import ClientChecks
 from netplay.seat.first_deck import SeatFirstDeck
 from netplay.seat.keyfile import SeatIdentity
@@ -108,11 +108,10 @@ MAX_TURN_SECONDS = 86_400
 RESYNC_RETRY_SECONDS = 10.0  # the host grants a conn a resync every 10 s (PROTOCOL.md G3)
 ROOM_GONE_TRIES = 3  # `no_such_room` this many times running, for ROOM_GONE_SECONDS at least:
 ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives it that long)
-# A relay that removed the room says so as it closes: nothing to try again (a lying relay
-# could say it of a room still there, but it can as well stop forwarding: no new power).
-ROOM_CLOSED = {CLOSE_HOST_GONE: "the room is gone: its host did not come back in time",
-               CLOSE_ROOM_IDLE: "the room is gone: the relay closed it after a long time"
-                                " without play"}
+# A relay that removed the room because its host did not come back says so as it closes:
+# nothing to try again (a lying relay could say it of a room still there, but it can as well
+# stop forwarding: no new power). An idle room's host, still there, may open it again.
+ROOM_CLOSED = {CLOSE_HOST_GONE: "the room is gone: its host did not come back in time"}
 CHAT_KEPT = 500  # chat lines a session keeps (between this and twice as many)
 HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
 
