@@ -111,7 +111,7 @@ ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives
 # A relay that removed the room because its host did not come back says so as it closes:
 # nothing to try again (a lying relay could say it of a room still there, but it can as well
 # stop forwarding: no new power). An idle room's host, still there, may open it again.
-ROOM_CLOSED = {CLOSE_HOST_GONE: "the room is gone: its host did not come back in time"}
+ROOM_GONE = "the room is gone: its host did not come back in time"
 CHAT_KEPT = 500  # chat lines a session keeps (between this and twice as many)
 HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
 
@@ -197,8 +197,9 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                         break  # gone: a relay that outlives its host would keep the conn open
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
-            if self.gone is None and self._conn is not None:
-                self.gone = ROOM_CLOSED.get(self._conn.close_code or 0)
+            if (self.gone is None and self._conn is not None
+                    and self._conn.close_code == CLOSE_HOST_GONE):
+                self.gone = ROOM_GONE
             if self.closed or self._match_done() or self.gone is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning", state=True))
@@ -233,7 +234,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 # A relay that restarted knows the room again once its host has reopened it.
                 if (missing >= ROOM_GONE_TRIES
                         and time.monotonic() - missing_since >= ROOM_GONE_SECONDS):
-                    self.gone = "the room is gone: its host did not come back in time"
+                    self.gone = ROOM_GONE
                     return False
                 why = f"the relay refused: {exc.message}"
             except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError) as exc:

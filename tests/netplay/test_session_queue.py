@@ -10,7 +10,6 @@ from contextlib import asynccontextmanager
 
 from netplay.relay.client import RelayConnection
 from netplay.relay.server import RelayLimits, start_relay
-from netplay.relay.wire import CLOSE_HOST_GONE
 from netplay.seat import remote
 from netplay.seat.checks import MAX_FAILURES
 from netplay.seat.remote import RemoteSession
@@ -204,7 +203,7 @@ async def test_a_room_removed_for_good_ends_the_session_without_trying_again() -
         async with asyncio.timeout(30):
             while not seat.closed:
                 await asyncio.sleep(0.05)
-        assert seat.gone == remote.ROOM_CLOSED[CLOSE_HOST_GONE]
+        assert seat.gone == remote.ROOM_GONE
         texts = [e.text for e in await queued_events(seat) if isinstance(e, Notice)]
         assert not any("reconnect" in t for t in texts), texts
         assert seat.gone in texts
@@ -232,7 +231,7 @@ async def test_a_room_a_restarted_relay_forgot_is_given_up_after_some_tries(monk
         texts = [e.text for e in await queued_events(seat) if isinstance(e, Notice)]
         assert any("reconnecting" in t for t in texts), texts
         assert any("no room with that code" in t for t in texts), texts
-        assert seat.gone == "the room is gone: its host did not come back in time"
+        assert seat.gone == remote.ROOM_GONE
     finally:
         await seat.close()
         serving.cancel()
