@@ -31,7 +31,7 @@ import netplay.seat.checks as client_module  # where the fairness checks are cal
 from netplay.fair import RoundAudit, TranscriptChain
 from netplay.protocol import RoundLedger
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.table.host import Host, HostConfig
 

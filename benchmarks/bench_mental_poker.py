@@ -59,7 +59,8 @@ from netplay.fair.shares import CHECKED, SHARE_SIZE
 from netplay.fair.shuffle import shuffle_size
 from netplay.protocol import inner, unpack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import RelayLimits, start_relay
+from netplay.relay.launch import start_relay
+from netplay.relay.limits import RelayLimits
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import MoveMade, Notice, RoundEnded, RoundStarted
 from netplay.table.host import Host, HostConfig

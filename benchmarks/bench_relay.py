@@ -28,7 +28,8 @@ from aiohttp import web
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from netplay.messages import encode_map as encode
-from netplay.relay.server import RelayLimits, start_relay
+from netplay.relay.launch import start_relay
+from netplay.relay.limits import RelayLimits
 
 BODY = b"\x5a" * 96  # about the size of a sealed move
 SEAT_SEND = encode({"t": "send", "to": 0, "body": BODY})

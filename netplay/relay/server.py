@@ -5,11 +5,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import resource
 import secrets
-import ssl
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
@@ -37,7 +34,9 @@ from netplay.messages import (
     encode_frame,
     read_send,
 )
-from netplay.relay.guard import AddressBook, ConnectionGuard, TokenBucket
+from netplay.relay.guard import AddressBook, ConnectionGuard
+from netplay.relay.limits import PUBLIC_LIMITS, RelayLimits, RelayStats, descriptor_budget
+from netplay.relay.rooms import PENDING, SEAT, WATCHER, Conn, Room
 from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE, parse_room_code, room_code_for
 
 log = logging.getLogger("cardtui.relay")
@@ -54,129 +53,6 @@ CLOSE_GONE = WSCloseCode.GOING_AWAY  # 1001
 _PONG = encode(Pong())
 _HOST_AWAY = encode(HostAway())
 _HOST_BACK = encode(HostBack())
-
-
-@dataclass(frozen=True)
-class RelayLimits:
-    """Every bound the relay enforces; the defaults suit a public relay."""
-
-    max_frame_bytes: int = 65536
-    messages_per_second: float = 100.0
-    burst: int = 200
-    host_rate_factor: float = 20.0  # a host answers every seat at once, and resyncs whole rounds
-    max_rooms: int = 1000
-    max_conns_per_room: int = 16  # the host counts as one
-    strikes_before_close: int = 20
-    host_grace_seconds: float = 300.0
-    idle_room_seconds: float = 3600.0
-    hello_timeout_seconds: float = 10.0
-    max_send_backlog_bytes: int = 1 << 20
-    # What the host has not admitted (a seat or a watcher, after its game-level join) is
-    # pending: few per room, fewer per address, and dropped when not admitted in time.
-    max_pending_per_room: int = 12
-    max_pending_per_address: int = 4  # in one room
-    admit_timeout_seconds: float = 10.0
-    max_watchers_per_room: int = 32
-    # Per source address, whatever the number of its connections.
-    max_conns_per_address: int = 64
-    connections_per_second_per_address: float = 20.0
-    connection_burst_per_address: int = 40
-    max_rooms_per_address: int = 10
-    reads_per_second_per_address: float = 2000.0  # beyond it reading pauses; nothing is refused
-    read_burst_per_address: int = 4000
-    upgrade_timeout_seconds: float = 5.0  # TCP accept until the WebSocket upgrade is done
-    max_connections: int = 0  # 0: what the descriptor limit leaves, minus a reserve
-    # Connections not yet a room's host, admitted seat or watcher, from all addresses: past
-    # it the newest evicts the oldest of the address holding most. 0: half of max_connections.
-    max_waiting: int = 0
-    exempt_addresses: frozenset[str] = frozenset()  # a server's own components, on loopback
-    addresses_kept: int = 10_000  # idle addresses remembered (their connection rate) at most
-    log_interval_seconds: float = 10.0
-
-    def __post_init__(self) -> None:
-        # Counted as the limits count them: an IPv6 address stands for its /64.
-        object.__setattr__(self, "exempt_addresses",
-                           frozenset(address_key(a) for a in self.exempt_addresses))
-
-    @property
-    def transport_max_bytes(self) -> int:
-        """Largest WebSocket message read at all; between this and max_frame_bytes: too_big."""
-        return self.max_frame_bytes * 4 + 1024
-
-
-@dataclass
-class RelayStats:
-    """Running counters for tests, benchmarks and operators."""
-
-    frames_in: int = 0  # accepted `send` messages
-    frames_out: int = 0  # `frame` messages written to recipients
-    rejected: int = 0  # messages answered with an error
-    rooms_opened: int = 0
-    closed_for_abuse: int = 0
-    evicted_slow: int = 0
-    not_admitted: int = 0  # entered a room, never admitted by its host, dropped
-    rooms_evicted: int = 0  # empty rooms closed for a newcomer on a full relay
-
-
-class Conn:
-    """One WebSocket connection and what the relay knows about it."""
-
-    __slots__ = ("address", "admit_timer", "conn", "reads", "received", "role", "room", "stamp",
-                 "strikes", "tokens", "transport", "ws")
-
-    def __init__(self, ws: web.WebSocketResponse, transport: Any, burst: int, now: float,
-                 address: str = "?", reads: TokenBucket | None = None) -> None:
-        self.ws = ws
-        self.transport = transport
-        self.address = address
-        self.reads = reads  # the address's shared budget (None: exempt)
-        self.room: Room | None = None
-        self.conn = -1
-        self.role = PENDING
-        self.admit_timer: asyncio.TimerHandle | None = None
-        self.tokens = float(burst)
-        self.stamp = now
-        self.strikes = 0
-        self.received = 0  # messages read, so an error can say which one it refuses
-
-
-PENDING, SEAT, WATCHER = "pending", "seat", "watcher"
-
-
-class Room:
-    """A room: its host (absent during a grace period), its seats and its bookkeeping."""
-
-    __slots__ = ("away_timer", "code", "host", "host_secret", "last_active", "next_conn", "opener",
-                 "seats")
-
-    def __init__(self, code: str, now: float, opener: str = "",
-                 host_secret: bytes | None = None) -> None:
-        self.code = code
-        self.opener = opener
-        self.host_secret = host_secret if host_secret is not None else secrets.token_bytes(32)
-        self.host: Conn | None = None
-        self.seats: dict[int, Conn] = {}
-        self.next_conn = 1
-        self.last_active = now
-        self.away_timer: asyncio.TimerHandle | None = None
-
-    def count(self, role: str, address: str | None = None) -> int:
-        """How many of the room's non-host conns have `role` (and come from `address`)."""
-        return sum(1 for c in self.seats.values()
-                   if c.role == role and (address is None or c.address == address))
-
-
-ACCEPT_BACKLOG = 128  # asyncio accepts up to this many at once, before the guard sees any
-
-
-def descriptor_budget() -> int:
-    """Connections this process can hold, leaving a reserve for files, logs and listeners.
-
-    The reserve covers a whole batch of accepts: they take descriptors before the guard can
-    refuse (and close) the ones over the budget.
-    """
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return max(16, (soft if soft != resource.RLIM_INFINITY else 1 << 20) - 64 - ACCEPT_BACKLOG)
 
 
 class Relay:
@@ -642,7 +518,7 @@ async def _room_sweeper(app: web.Application) -> AsyncIterator[None]:
             room.away_timer.cancel()
 
 
-def make_relay_app(limits: RelayLimits = RelayLimits(), single_room: bool = False) -> web.Application:
+def make_relay_app(limits: RelayLimits = PUBLIC_LIMITS, single_room: bool = False) -> web.Application:
     """The relay as an aiohttp Application serving WebSockets at /ws."""
     app = web.Application()
     app[RELAY_KEY] = Relay(limits, single_room)
@@ -650,92 +526,3 @@ def make_relay_app(limits: RelayLimits = RelayLimits(), single_room: bool = Fals
     app.on_shutdown.append(_close_all_sockets)
     app.cleanup_ctx.append(_room_sweeper)
     return app
-
-
-class RunningRelay:
-    """A relay listening on a TCP port, with its address and its counters."""
-
-    def __init__(self, runner: web.AppRunner, host: str, port: int, tls: bool = False) -> None:
-        self.runner = runner
-        self.host = host
-        self.port = port
-        self.tls = tls
-
-    @property
-    def relay(self) -> Relay:
-        """The live relay state (rooms, conns)."""
-        return self.runner.app[RELAY_KEY]
-
-    @property
-    def stats(self) -> RelayStats:
-        """The relay's running counters."""
-        return self.relay.stats
-
-    @property
-    def url(self) -> str:
-        """The WebSocket URL clients connect to, e.g. ws://127.0.0.1:7777/ws."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{'wss' if self.tls else 'ws'}://{host}:{self.port}/ws"
-
-    async def close(self) -> None:
-        """Close every socket and stop listening."""
-        await self.runner.cleanup()
-
-
-class RelaySite(web.BaseSite):
-    """A TCP site whose connections pass the relay's ConnectionGuard before aiohttp sees them."""
-
-    __slots__ = ("_guard", "_host", "_port")
-
-    def __init__(self, runner: web.AppRunner, host: str, port: int, guard: ConnectionGuard,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
-        super().__init__(runner, ssl_context=ssl_context, backlog=ACCEPT_BACKLOG)
-        self._guard = guard
-        self._host = host
-        self._port = port
-
-    @property
-    def name(self) -> str:
-        """The site's URL, for aiohttp's own messages."""
-        scheme = "https" if self._ssl_context else "http"
-        return f"{scheme}://{self._host}:{self._port}"
-
-    async def start(self) -> None:
-        """Listen, wrapping every accepted connection in the guard."""
-        await super().start()
-        server = self._runner.server
-        assert server is not None
-        # The guard does the TLS handshake itself, once it has counted the connection against
-        # its address: a handshake is held to the same limits and deadline as an upgrade.
-        self._guard.tls = self._ssl_context
-        self._server = await asyncio.get_running_loop().create_server(
-            self._guard.wrap(server), self._host, self._port, backlog=self._backlog,
-            reuse_address=True)
-
-
-def tls_context(cert: str, key: str) -> ssl.SSLContext:
-    """A server TLS context from a certificate chain and its private key (PEM files)."""
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.load_cert_chain(cert, key)
-    return context
-
-
-async def start_relay(
-    host: str = "127.0.0.1",
-    port: int = 0,
-    limits: RelayLimits = RelayLimits(),
-    single_room: bool = False,
-    tls: ssl.SSLContext | None = None,
-) -> RunningRelay:
-    """Start a relay on host:port (0 = any free port) in the running event loop."""
-    runner = web.AppRunner(
-        make_relay_app(limits, single_room), handle_signals=False, shutdown_timeout=5.0
-    )
-    await runner.setup()
-    site = RelaySite(runner, host, port, runner.app[RELAY_KEY].guard, tls)
-    try:
-        await site.start()
-    except BaseException:
-        await runner.cleanup()
-        raise
-    return RunningRelay(runner, host, runner.addresses[0][1], tls is not None)

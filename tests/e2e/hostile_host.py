@@ -65,7 +65,7 @@ from netplay.fair.shuffle import Shuffle, shuffle_deck
 from netplay.messages import MpKey, MpShares, MpShuffle, Propose, as_map
 from netplay.protocol import pack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import RunningRelay, start_relay
+from netplay.relay.launch import RunningRelay, start_relay
 from netplay.table.host import Host, HostConfig
 
 VICTIM = 1

@@ -17,7 +17,7 @@ import pytest
 from aiohttp import web
 
 from netplay.relay.client import RelayConnection, client_tls
-from netplay.relay.server import tls_context
+from netplay.relay.launch import tls_context
 from tests.e2e import test_serve
 from tests.e2e.test_door_limits import read_to_end
 from tests.e2e.test_serve import SERVER_LOGIN, WAIT_SECONDS, ServerMaker, eventually

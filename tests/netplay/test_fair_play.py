@@ -25,7 +25,7 @@ from netplay.fair.audit import MAX_EPOCHS
 from netplay.messages import MAX_SEEDS, Deal, Opening
 from netplay.protocol import ChainHead, envelope, inner, pack, unpack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.checks import MAX_FAILURES
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.session.events import Notice

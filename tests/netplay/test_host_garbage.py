@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from netplay.protocol import pack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import RelayLimits, start_relay
+from netplay.relay.launch import start_relay
+from netplay.relay.limits import RelayLimits
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.table.host import Host, HostConfig
 

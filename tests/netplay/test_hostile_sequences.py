@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.table.host import Host, HostConfig
 from netplay.table.inbound import FIELDS, SIGNED_FIELDS

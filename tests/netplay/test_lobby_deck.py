@@ -18,7 +18,7 @@ from netplay.fair.mental_round import WATCHER
 from netplay.fair.transcript import TranscriptChain
 from netplay.protocol import ChainHead, pack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tests.netplay.test_prepared_table import patient_bot, run_table, until, zodiak_host

@@ -13,7 +13,8 @@ from netplay.fair.transcript import SignedMessage
 from netplay.messages import Frame
 from netplay.protocol import inner, join_proof_digest, pack, unpack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import RelayLimits, start_relay
+from netplay.relay.launch import start_relay
+from netplay.relay.limits import RelayLimits
 from netplay.table.host import Host, HostConfig
 from netplay.table.lobby import MAX_LOBBIES, MAX_OTHERS_CHAT
 

@@ -11,7 +11,7 @@ from netplay.fair.transcript import SignedMessage
 from netplay.messages import Frame
 from netplay.protocol import inner, join_proof_digest, pack, unpack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession, play_as_bot
 from netplay.table import host as host_module
 from netplay.table.host import Host, HostConfig

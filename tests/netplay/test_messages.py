@@ -49,7 +49,7 @@ from netplay.messages import (
     schema,
 )
 from netplay.messages.codec import Unusual, compiled_fields, walk_fields
-from netplay.relay.server import RelayLimits
+from netplay.relay.limits import RelayLimits
 
 KINDS = [(family, cls) for family in FAMILIES for cls in family.kinds.values()]
 KIND_IDS = [f"{family.name}:{cls.t}" for family, cls in KINDS]

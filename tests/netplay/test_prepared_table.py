@@ -13,7 +13,7 @@ from engine.bots import make_bot
 from netplay.fair.mental_play import MentalPlay
 from netplay.fair.mental_round import MentalRound
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 

@@ -21,7 +21,8 @@ from netplay.messages import (
 from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused, relay_url
-from netplay.relay.server import RelayLimits, RunningRelay, start_relay
+from netplay.relay.launch import RunningRelay, start_relay
+from netplay.relay.limits import RelayLimits
 from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE, format_room_code, room_code_for
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from netplay.relay.server import RelayLimits, start_relay
+from netplay.relay.launch import start_relay
+from netplay.relay.limits import RelayLimits
 
 ADDRESSES = 120
 KEPT = 20

@@ -14,7 +14,9 @@ from netplay.messages import PROTOCOL_VERSION, Frame, RelayEvent
 from netplay.messages import decode_map as decode
 from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import Relay, RelayLimits, RunningRelay, start_relay
+from netplay.relay.launch import RunningRelay, start_relay
+from netplay.relay.limits import RelayLimits
+from netplay.relay.server import Relay
 from netplay.relay.wire import format_room_code
 
 # Generous rate and strikes: these tests look for crashes and state changes, not for limits.

@@ -17,7 +17,7 @@ import pytest
 
 from netplay.messages import Arrived, Frame, HostAway
 from netplay.relay.client import RelayClosed, RelayConnection
-from netplay.relay.server import RunningRelay, start_relay
+from netplay.relay.launch import RunningRelay, start_relay
 
 WAIT = 30.0  # a hang guard only
 

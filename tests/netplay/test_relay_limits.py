@@ -29,7 +29,8 @@ from netplay.relay.client import (
     client_tls,
 )
 from netplay.relay.guard import ThrottleFilter, TokenBucket
-from netplay.relay.server import RelayLimits, RunningRelay, start_relay, tls_context
+from netplay.relay.launch import RunningRelay, start_relay, tls_context
+from netplay.relay.limits import RelayLimits
 
 # Waits that only a broken relay gets near; nothing here asserts how long anything took.
 PATIENCE = 10.0

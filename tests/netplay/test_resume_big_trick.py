@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tests.e2e.hostile_peer import lay_or_take, play

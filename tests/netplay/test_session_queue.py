@@ -9,7 +9,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import RelayLimits, start_relay
+from netplay.relay.launch import start_relay
+from netplay.relay.limits import RelayLimits
 from netplay.seat import remote
 from netplay.seat.checks import MAX_FAILURES
 from netplay.seat.remote import RemoteSession

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from netplay.fair.fingerprint import table_fingerprint
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 

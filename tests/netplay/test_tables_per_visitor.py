@@ -11,7 +11,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from netplay.relay.server import RelayLimits, make_relay_app
+from netplay.relay.limits import RelayLimits
+from netplay.relay.server import make_relay_app
 from netplay.table.opened import OpenedGuard, OpenedLimits
 from netplay.table.service import (
     VISITOR_HEADER,

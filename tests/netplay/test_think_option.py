@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from engine.expert import ExpertBot
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.session.events import SeatInfo
 from netplay.session.local import LocalMatch
 from netplay.table.host import Host, HostConfig

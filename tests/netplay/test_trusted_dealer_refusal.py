@@ -7,7 +7,7 @@ import asyncio
 
 from netplay.protocol import pack, unpack
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 

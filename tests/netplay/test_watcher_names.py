@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from engine.house import HouseRules
 from netplay.messages import Synced
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import Event, MatchStarted, MoveMade, RoundStarted
 from netplay.table.host import Host, HostConfig

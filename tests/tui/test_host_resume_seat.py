@@ -7,7 +7,7 @@ import secrets
 from pathlib import Path
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import MatchStarted
 from netplay.table.host import Host, HostConfig

@@ -88,7 +88,7 @@ async def test_resume_keeps_house_rules() -> None:
 async def test_the_table_lobby_shows_the_hosts_house_rules() -> None:
     """docs/PROTOCOL.md welcome `house`: a seat learns the table's house rules and the lobby says them."""
     from netplay.relay.client import RelayConnection
-    from netplay.relay.server import start_relay
+    from netplay.relay.launch import start_relay
     from netplay.seat.remote import RemoteSession
     from netplay.table.host import Host, HostConfig
     from tui.screens.seats import SeatsScreen

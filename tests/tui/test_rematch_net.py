@@ -16,7 +16,7 @@ import tui.app
 from engine.bots import GreedyBot
 from engine.house import HouseRules
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tests.tui.test_footer_fits import footer_keys

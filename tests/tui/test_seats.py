@@ -9,7 +9,7 @@ from textual.app import App
 from textual.widgets import RichLog, Static
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import CHAT_KEPT, RemoteSession, play_as_bot
 from netplay.session.events import MAX_QUEUED_NOTES, SeatInfo
 from netplay.table.host import Host, HostConfig

@@ -9,7 +9,7 @@ import re
 from rich.console import Console
 
 from netplay.relay.client import RelayConnection
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tests.tui.test_seats import close_table, wait_until

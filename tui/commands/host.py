@@ -24,7 +24,7 @@ from netplay.relay.client import (
     relay_url,
 )
 from netplay.relay.lan import LanAnnouncement
-from netplay.relay.server import start_relay
+from netplay.relay.launch import start_relay
 from netplay.relay.wire import format_room_code
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig

@@ -60,7 +60,7 @@ def server_tls(command: str, cert: str | None, key: str | None
         return None, None
     import ssl
 
-    from netplay.relay.server import tls_context
+    from netplay.relay.launch import tls_context
 
     try:
         return tls_context(cert, key), None

@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(args: argparse.Namespace) -> int:
     # Imported here so `cardtui --help` does not pay for aiohttp.
     from netplay.relay.guard import throttle_logs
-    from netplay.relay.server import RelayLimits, start_relay
+    from netplay.relay.launch import start_relay
+    from netplay.relay.limits import RelayLimits
     from tui.commands.netargs import server_tls, stop_on_signals
 
     limits = RelayLimits(max_rooms=args.max_rooms, max_conns_per_room=args.max_conns_per_room,

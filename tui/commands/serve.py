@@ -250,7 +250,8 @@ def launch(argv: list[str]) -> int:
 async def serve(args: argparse.Namespace, tls: ssl.SSLContext | None = None) -> int:
     """Start the relay with its tables, the SSH door and the web front, then wait for a signal;
     `tls` secures the listeners strangers reach over HTTP (the API's, the browser door's)."""
-    from netplay.relay.server import RelayLimits, make_relay_app
+    from netplay.relay.limits import RelayLimits
+    from netplay.relay.server import make_relay_app
     from netplay.ssh.door import DoorLimits, ForkServer, SessionInfo, SSHDoor
     from netplay.ssh.guard import LoginThrottle, SessionCounter
     from netplay.table.opened import OpenedGuard, OpenedLimits
