@@ -3,8 +3,9 @@
 A message is one MessagePack map with a str field `t`, its kind; each kind is a frozen dataclass
 whose fields say their wire type and bound. `decode(data, FAMILY)` turns bytes into exactly one
 kind of that family or raises ProtocolError (`too_big`, `bad_frame`, `unknown_type`,
-`version`), and that is the only error it raises. The modules follow PROTOCOL.md: `codec` (the
-field types and the codec), `shapes` (what many kinds share), `relay` (sections 3 and 4),
+`version`), and that is the only error it raises. The modules follow PROTOCOL.md: `limits` (the
+wire's bounds), `fields` (the field types), `codec` (reading and writing maps, the kinds and
+their families), `shapes` (what many kinds share), `relay` (sections 3 and 4),
 `seat` (G3 and the seat's signed payloads of G5), `host` (G4, G5), `mental` (G9).
 """
 
@@ -13,48 +14,11 @@ from __future__ import annotations
 from typing import Any, Final
 
 from netplay.messages.codec import (
-    MAX_BODY_BYTES,
-    MAX_CARDS,
-    MAX_CHAT,
-    MAX_HOST_PAYLOAD,
-    MAX_MENTAL_DECK,
-    MAX_MOVE_TEXT,
-    MAX_NAME,
-    MAX_NAME_WIRE,
-    MAX_NUMBER_DIGITS,
-    MAX_RAW_CHAT,
-    MAX_RAW_NAME,
-    MAX_RELAY_BODY,
-    MAX_SEALED,
-    MAX_SEATS,
-    MAX_SEEDS,
-    MAX_SUMMARY,
-    MAX_TABLE_ID,
-    MAX_UINT32,
-    PROTOCOL_VERSION,
-    SIGNED_MAX,
-    SIGNED_MIN,
-    Bin,
-    Bool,
-    Digits,
-    Either,
-    Exactly,
     Family,
-    Int,
-    Key,
-    ListOf,
     Message,
     Nested,
-    Opt,
-    ProtocolError,
-    Real,
-    Row,
-    Spec,
-    Text,
-    Version,
     WireField,
     as_map,
-    bad,
     decode,
     decode_map,
     decode_mapped,
@@ -64,8 +28,26 @@ from netplay.messages.codec import (
     from_map,
     kind,
     max_size,
-    number_text,
     schema,
+)
+from netplay.messages.fields import (
+    Bin,
+    Bool,
+    Digits,
+    Either,
+    Exactly,
+    Int,
+    Key,
+    ListOf,
+    Opt,
+    ProtocolError,
+    Real,
+    Row,
+    Spec,
+    Text,
+    Version,
+    bad,
+    number_text,
 )
 from netplay.messages.host import (
     AFTER,
@@ -92,6 +74,29 @@ from netplay.messages.host import (
     Shuffle,
     Synced,
     Welcome,
+)
+from netplay.messages.limits import (
+    MAX_BODY_BYTES,
+    MAX_CARDS,
+    MAX_CHAT,
+    MAX_HOST_PAYLOAD,
+    MAX_MENTAL_DECK,
+    MAX_MOVE_TEXT,
+    MAX_NAME,
+    MAX_NAME_WIRE,
+    MAX_NUMBER_DIGITS,
+    MAX_RAW_CHAT,
+    MAX_RAW_NAME,
+    MAX_RELAY_BODY,
+    MAX_SEALED,
+    MAX_SEATS,
+    MAX_SEEDS,
+    MAX_SUMMARY,
+    MAX_TABLE_ID,
+    MAX_UINT32,
+    PROTOCOL_VERSION,
+    SIGNED_MAX,
+    SIGNED_MIN,
 )
 from netplay.messages.mental import (
     HANDOVER_SIZE,

@@ -6,7 +6,8 @@ each kind's subsection there with `field_rows`, so the document cannot drift fro
 
 from __future__ import annotations
 
-from netplay.messages.codec import Message, Nested, Opt, max_size, schema
+from netplay.messages.codec import Message, Nested, max_size, schema
+from netplay.messages.fields import Opt
 
 
 def field_rows(cls: type) -> list[str]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Final
 
-from netplay.messages.codec import (
+from netplay.messages.codec import Family, Message, Nested, kind
+from netplay.messages.fields import Bin, Bool, Either, Exactly, Int, ListOf, Opt, Real, Row, Text
+from netplay.messages.limits import (
     MAX_CARDS,
     MAX_CHAT,
     MAX_MOVE_TEXT,
@@ -17,20 +19,6 @@ from netplay.messages.codec import (
     MAX_TABLE_ID,
     SIGNED_MAX,
     SIGNED_MIN,
-    Bin,
-    Bool,
-    Either,
-    Exactly,
-    Family,
-    Int,
-    ListOf,
-    Message,
-    Nested,
-    Opt,
-    Real,
-    Row,
-    Text,
-    kind,
 )
 from netplay.messages.mental import (
     MENTAL_KINDS,

@@ -10,18 +10,9 @@ from __future__ import annotations
 
 from typing import Annotated, Final
 
-from netplay.messages.codec import (
-    MAX_CARDS,
-    MAX_MENTAL_DECK,
-    MAX_SEATS,
-    Bin,
-    Exactly,
-    Int,
-    ListOf,
-    Message,
-    Opt,
-    kind,
-)
+from netplay.messages.codec import Message, kind
+from netplay.messages.fields import Bin, Exactly, Int, ListOf, Opt
+from netplay.messages.limits import MAX_CARDS, MAX_MENTAL_DECK, MAX_SEATS
 from netplay.messages.shapes import EPOCH, ROUND
 
 HANDOVER_SIZE: Final = 72  # a 32-byte round secret in a crypto_box: 24-byte nonce, 16-byte tag

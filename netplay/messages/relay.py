@@ -4,26 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final
 
-from netplay.messages.codec import (
+from netplay.messages.codec import Family, Message, encode, encode_map, kind, max_size
+from netplay.messages.fields import Bin, Bool, Exactly, Int, Key, Opt, Text, Version
+from netplay.messages.limits import (
     MAX_RELAY_BODY,
     MAX_UINT32,
     PROTOCOL_VERSION,
     SIGNED_MAX,
     SIGNED_MIN,
-    Bin,
-    Bool,
-    Exactly,
-    Family,
-    Int,
-    Key,
-    Message,
-    Opt,
-    Text,
-    Version,
-    encode,
-    encode_map,
-    kind,
-    max_size,
 )
 from netplay.messages.shapes import CODE, RATE, SECRET
 

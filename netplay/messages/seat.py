@@ -4,22 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Final
 
-from netplay.messages.codec import (
-    MAX_CARDS,
-    MAX_MOVE_TEXT,
-    MAX_RAW_CHAT,
-    MAX_RAW_NAME,
-    Bin,
-    Bool,
-    Family,
-    ListOf,
-    Message,
-    Opt,
-    Row,
-    Text,
-    kind,
-    max_size,
-)
+from netplay.messages.codec import Family, Message, kind, max_size
+from netplay.messages.fields import Bin, Bool, ListOf, Opt, Row, Text
+from netplay.messages.limits import MAX_CARDS, MAX_MOVE_TEXT, MAX_RAW_CHAT, MAX_RAW_NAME
 from netplay.messages.mental import (
     LEAVING_KINDS,
     MENTAL_KINDS,

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from netplay.messages.codec import (
+from netplay.messages.fields import Bin, Digits, Either, Exactly, Int, ListOf, Real, Row, Text
+from netplay.messages.limits import (
     MAX_HOST_PAYLOAD,
     MAX_NUMBER_DIGITS,
     MAX_SEATS,
     MAX_UINT32,
     SIGNED_MAX,
     SIGNED_MIN,
-    Bin,
-    Digits,
-    Either,
-    Exactly,
-    Int,
-    ListOf,
-    Real,
-    Row,
-    Text,
 )
 
 

@@ -48,7 +48,8 @@ from netplay.messages import (
     read_send,
     schema,
 )
-from netplay.messages.codec import Unusual, compiled_fields, walk_fields
+from netplay.messages.codec import compiled_fields, walk_fields
+from netplay.messages.fields import Unusual
 from netplay.relay.limits import RelayLimits
 
 KINDS = [(family, cls) for family in FAMILIES for cls in family.kinds.values()]
