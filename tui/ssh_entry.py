@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 import aiohttp
 from rich.console import RenderableType
+from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.theme import Theme
@@ -31,6 +33,8 @@ from tui.screens.lobby import LobbyScreen
 from tui.settings import Settings
 
 SEAT_TIMEOUT = 10.0
+CRASHED = ("cardtui: this session stopped at an error ({kind}). Please tell the server's operator;"
+           " you can connect again.")
 # The CSS variables of each theme an app has used, with the theme they were made from.
 _THEME_VARIABLES: dict[str, tuple[Theme, dict[str, str]]] = {}
 
@@ -46,8 +50,10 @@ class ServerApp(CardApp):
     def __init__(self, tables: TablesClient, name: str, *, ascii_only: bool = False,
                  settings: Settings | None = None,
                  on_drawn: Callable[[], None] | None = None,
-                 listing: tuple[list[TableInfo], int] | None = None) -> None:
+                 listing: tuple[list[TableInfo], int] | None = None,
+                 operator_log: int | None = None) -> None:
         super().__init__(None, ascii_only=ascii_only, settings=settings)
+        self.operator_log = operator_log  # a descriptor of the server's log, if it has one
         self.tables = tables
         self.first_listing = listing
         self.player_name = name
@@ -71,6 +77,25 @@ class ServerApp(CardApp):
         # The settings file is the operator's: a visitor's choices last for their session.
         self.settings = settings
 
+
+    # The statistics file is the operator's, as the settings file is, and a session has no
+    # screen that shows statistics: a visitor's matches and tricks are not counted.
+    def record_result(self, game: str, won: bool) -> None:
+        pass
+
+    def record_trick(self, total: int) -> None:
+        pass
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual shows the traceback on the terminal, with its local variables and the
+        # server's paths: here that terminal is a stranger's. They get a sentence, and the
+        # traceback goes to the operator's log (that of `cardtui serve`, for a warm session).
+        if self.operator_log is not None:
+            with open(self.operator_log, "w", closefd=False) as log:
+                log.write(f"cardtui: the session of {self.player_name!r} stopped at an error:\n"
+                          + "".join(traceback.format_exception(error)))
+        super()._handle_exception(error)
+        self._exit_renderables[:] = [Text(CRASHED.format(kind=type(error).__name__))]
 
     def get_default_screen(self) -> LobbyScreen:
         # The lobby is the first screen rather than pushed over a blank one: one screen to
@@ -165,12 +190,13 @@ class ServerApp(CardApp):
 def run_app(server: str, name: str, ascii_only: bool = False, settings: Settings | None = None,
             on_drawn: Callable[[], None] | None = None,
             listing: tuple[list[TableInfo], int] | None = None,
-            visitor: str | None = None) -> int:
+            visitor: str | None = None, operator_log: int | None = None) -> int:
     """Run the lobby app on this process's terminal until the player quits; the exit status.
-    The tables it opens count against the `visitor`'s address."""
+    The tables it opens count against the `visitor`'s address; an error it stops at is written
+    to the descriptor `operator_log`."""
     app = ServerApp(TablesClient(server, visitor), clean_name(name, "player"),
-                    ascii_only=ascii_only,
-                    settings=settings, on_drawn=on_drawn, listing=listing)
+                    ascii_only=ascii_only, settings=settings, on_drawn=on_drawn,
+                    listing=listing, operator_log=operator_log)
     app.run()
     return app.return_code or 0
 

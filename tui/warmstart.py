@@ -187,6 +187,7 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
         if len(fds) == 1:
             fcntl.ioctl(fds[0], termios.TIOCSCTTY, 0)  # the session's pty is our terminal now
             fds = fds * 3
+        operator_log = os.dup(2)  # the server's own stderr, before the session's takes its place
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
         for fd in set(fds) - {0, 1, 2}:
@@ -225,7 +226,8 @@ def _run_forked(conn: socket.socket, fds: list[int], request: dict[str, Any], se
         visitor = request.get("visitor")
         code = run_app(server, str(request.get("name", "player")), settings=_SETTINGS,
                        on_drawn=drawn, listing=listing,
-                       visitor=visitor if isinstance(visitor, str) else None)
+                       visitor=visitor if isinstance(visitor, str) else None,
+                       operator_log=operator_log)
     finally:
         try:
             conn.sendall(f"exit {code}\n".encode())

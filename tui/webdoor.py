@@ -35,6 +35,7 @@ from netplay.ssh.guard import (
     log_failure,
     log_success,
 )
+from netplay.ssh.input_filter import InputFilter
 
 log = logging.getLogger("cardtui.door")
 
@@ -190,12 +191,13 @@ class WebDoor:
             await socket.close(message=b"closed after a while without input")
 
         watchdog = asyncio.create_task(close_when_idle())
+        typed = InputFilter()
         try:
             async for message in socket:
                 if message.type is WSMsgType.TEXT:
                     if message.data.startswith('["stdin"'):
                         last_input[0] = loop.time()
-                    await _relay(message.data, program, socket)
+                    await _relay(message.data, program, socket, typed)
         finally:
             watchdog.cancel()
             await program.stop()
@@ -220,7 +222,8 @@ class WebDoor:
         return clean_name(username, DEFAULT_NAME)
 
 
-async def _relay(data: str, program: AppService, socket: web.WebSocketResponse) -> None:
+async def _relay(data: str, program: AppService, socket: web.WebSocketResponse,
+                 typed: InputFilter) -> None:
     """Act on one message from the page's terminal; anything malformed is ignored."""
     try:
         envelope = json.loads(data)
@@ -230,7 +233,9 @@ async def _relay(data: str, program: AppService, socket: web.WebSocketResponse) 
         return
     kind, argument = envelope[0], envelope[1] if len(envelope) > 1 else None
     if kind == "stdin" and isinstance(argument, str):
-        await program.send_bytes(argument.encode("utf-8", "replace"))
+        keys = typed.feed(argument.encode("utf-8", "replace"))
+        if keys:
+            await program.send_bytes(keys)
     elif kind == "resize" and isinstance(argument, dict):
         width, height = capped_size(_number(argument.get("width")),
                                     _number(argument.get("height")))

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import asyncssh
 
 from netplay.ssh.guard import capped_pixels, capped_size
+from netplay.ssh.input_filter import InputFilter
 from netplay.ssh.ptychild import INPUT_HIGH_WATER, ForkServer, PtyChild, TerminalSize
 
 log = logging.getLogger(__name__)
@@ -82,6 +83,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
         self._port = 0
         self.child: PtyChild | None = None
         self._early_input = bytearray()
+        self._input = InputFilter()  # why: netplay/ssh/input_filter.py
         self._gone = False
         self._hangup: asyncio.Task[Any] | None = None
         self._last_input = 0.0
@@ -129,6 +131,7 @@ class DoorSession(asyncssh.SSHServerSession[bytes]):
 
     def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
         self._last_input = asyncio.get_running_loop().time()
+        data = self._input.feed(data)
         if self.child is None:
             self._early_input += data
             return

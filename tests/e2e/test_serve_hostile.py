@@ -12,7 +12,7 @@ import re
 import shlex
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
@@ -429,3 +429,64 @@ async def test_tables_opened_in_a_browser_count_against_its_address(serve: Serve
                 assert len((await answer.json())["tables"]) == opened
         await press("n", DIALOG)
         await press("\r", "already has 2 tables open")
+
+
+# Typed into a session: a terminal size far past the cap (Textual reads a size report in the
+# input), bytes that are not UTF-8, a key code past Unicode and half a character. Each used to
+# stop the visitor's app or make it draw for 600 x 2000 cells (netplay/ssh/input_filter.py).
+OVERSIZED = b"\x1b[48;600;2000;0;0t"
+GARBAGE = b"\xc3(\xff" + b"\x1b[9999999u" + b"\x1b[55296u"
+
+
+def _rows_drawn(output: bytes) -> list[int]:
+    return [int(row) for row in re.findall(rb"\x1b\[(\d+);\d+H", output)]
+
+
+async def test_typed_size_reports_and_broken_keys_neither_grow_nor_stop_an_ssh_session(
+        serve: ServerMaker) -> None:
+    server = await serve(web=False)
+    async with asyncssh.connect("127.0.0.1", server.ssh_port, username="mallory",
+                                known_hosts=None, client_keys=None, agent_path=None) as conn:
+        received = bytearray()
+
+        class Screen(asyncssh.SSHClientSession[bytes]):
+            def data_received(self, data: bytes, datatype: asyncssh.DataType) -> None:
+                received.extend(data)
+
+        channel, _ = await conn.create_session(Screen, term_type="xterm-256color",
+                                               term_size=(100, 30), encoding=None)
+
+        def seen(text: bytes, after: int = 0) -> Callable[[], Awaitable[bool]]:
+            async def check() -> bool:
+                return text in received[after:]
+            return check
+
+        await eventually(seen(SERVER_LOGIN.encode()), "the lobby")
+        before = len(received)
+        channel.write(OVERSIZED)
+        await eventually(seen(b"\x1b[200;", before), "the lobby redrawn at the capped height")
+        channel.write(GARBAGE)
+        before = len(received)
+        channel.write(b"n")
+        await eventually(seen("Create (⏎)".encode(), before), "the new-table dialog")
+        assert not channel.is_closing()
+        assert max(_rows_drawn(bytes(received))) <= 200
+        assert b"Traceback" not in received
+        channel.close()
+
+
+async def test_typed_size_reports_and_broken_keys_neither_grow_nor_stop_a_browser_session(
+        serve: ServerMaker) -> None:
+    server = await serve()
+    page_origin = {"Origin": f"http://127.0.0.1:{server.web_port}"}
+    async with aiohttp.ClientSession() as http, http.ws_connect(
+            f"ws://127.0.0.1:{server.web_port}/ws?width=100&height=30", headers=page_origin,
+            max_msg_size=0) as terminal:
+        seen = await _read_until(terminal, SERVER_LOGIN)
+        await terminal.send_json(["stdin", OVERSIZED.decode()])
+        seen += await _read_until(terminal, "\x1b[200;")
+        await terminal.send_json(["stdin", GARBAGE.decode(errors="surrogateescape")])
+        await terminal.send_json(["stdin", "n"])
+        seen += await _read_until(terminal, "Create (⏎)")
+        assert max(_rows_drawn(seen.encode())) <= 200
+        assert "Traceback" not in seen

@@ -8,7 +8,9 @@ its lobby and tables client, against the real tables API on loopback."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -17,7 +19,9 @@ from textual.widgets import Select, Static
 
 from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
 from tests.tui.test_footer_fits import footer_keys
+from tui.app import CardApp
 from tui.screens.lobby import LobbyScreen, NewTableDialog
+from tui.settings import load_stats, stats_path
 from tui.ssh_entry import ServerApp
 
 
@@ -115,3 +119,43 @@ async def test_choosing_players_in_the_drop_down_offers_the_bots_that_leave_a_se
         await pilot.press("space", "down", "down", "enter")
         await pilot.pause()
         assert chosen(dialog) == ("zodiak", 4, 3, "greedy", "Zodiak for 4: you, 3 greedy bots.")
+
+
+async def test_an_error_shows_the_visitor_a_sentence_and_the_operator_the_traceback(
+        tables_url: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """Textual prints an error's traceback, with its local variables, on the terminal: for a
+    server's session that is a stranger's terminal. It goes to the server's log instead."""
+    operator_reads, operator_log = os.pipe()
+    app = ServerApp(TablesClient(tables_url), "Me", operator_log=operator_log)
+    secret = "a local variable the visitor must not see"
+
+    def fail() -> None:
+        raise RuntimeError(secret)
+
+    with pytest.raises(RuntimeError):
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            app.call_later(fail)
+            await pilot.pause()
+    os.close(operator_log)
+    with os.fdopen(operator_reads) as log:
+        logged = log.read()
+    assert "the session of 'Me' stopped at an error" in logged
+    assert "Traceback" in logged and secret in logged
+    shown = " ".join(capfd.readouterr().err.split())  # the app's terminal, rewrapped
+    assert "this session stopped at an error (RuntimeError)" in shown
+    assert "Traceback" not in shown and secret not in shown
+
+
+async def test_a_visitors_matches_stay_out_of_the_operators_statistics(
+        tables_url: str, data_dir: Path) -> None:
+    """A server's sessions share its statistics file: they neither change it nor race each
+    other to rewrite it (an SSH visitor's win was counted as the operator's)."""
+    app = ServerApp(TablesClient(tables_url), "Me")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.record_result("zodiak", True)
+        app.record_trick(300)
+    assert not stats_path().exists()
+    CardApp(None).record_result("zodiak", True)  # the local app's statistics are kept
+    assert load_stats().won == {"zodiak": 1}

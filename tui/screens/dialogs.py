@@ -30,6 +30,11 @@ class ClosesOnce:
     _closed_once = False
     _close_result: tuple[Any] | None = None  # the result asked for while it could not close
 
+    @property
+    def closing(self) -> bool:
+        """Whether the screen has been dismissed (its widgets may be going already)."""
+        return self._closed_once
+
     def close(self, result: Any = None) -> None:
         """Dismiss this screen with `result`, once; later or when it is on top."""
         screen = cast(Screen[Any], self)

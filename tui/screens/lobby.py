@@ -12,6 +12,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Label, Select, Static
@@ -126,8 +127,15 @@ class NewTableDialog(ClosesOnce, ModalScreen[TableRequest | None]):
         return replace(seats, house=house)
 
     def on_select_changed(self, event: Select.Changed) -> None:
-        chosen = self.seats()  # every choice changes the line that describes them
-        self._set_choices(chosen.game, chosen.players, chosen.bots)
+        if self.closing:
+            return
+        try:
+            chosen = self.seats()  # every choice changes the line that describes them
+            self._set_choices(chosen.game, chosen.players, chosen.bots)
+        except NoMatches:
+            # A change that arrives as the dialog is taken down finds its fields gone (seen
+            # once over ssh, with keys pressed as fast as a fuzzer sends them): nothing to show.
+            return
 
     def action_cycle(self, name: str) -> None:
         chosen = self.seats()
