@@ -152,6 +152,16 @@ class TranscriptChain:
         self._heads[sender] = genesis_hash(self._room, sender)
         return True
 
+    def rekey(self, sender: Sender, key: PublicIdentity) -> bool:
+        """Key `sender` with `key` if it has sent nothing in this chain yet (a seat taken by
+        someone new in a lobby); whether the key is `key` now."""
+        if self._next_seq.get(sender, 0) != 0:
+            return self._keys[sender] == key
+        self._keys[sender] = key
+        self._next_seq[sender] = 0
+        self._heads[sender] = genesis_hash(self._room, sender)
+        return True
+
     def append(self, sender: Sender, message: object) -> bytes:
         """Accept the next message from `sender` and return its payload, or raise FairnessError."""
         if not _is_sender(sender) or sender not in self._keys:

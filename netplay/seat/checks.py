@@ -128,6 +128,19 @@ class ClientChecks(SeatState):
             self._heads = {"move": ChainHead.start(room, self.my_seat),
                            "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
 
+    def _rekey_lobby_seat(self, seat: int, public: PublicIdentity | None) -> None:
+        """Follow a lobby seat taken by someone new in the chain in use, where nothing has been
+        dealt yet: a rematch's lobby opens the chain its first round is dealt in, and a seat
+        freed there may change hands before that seat has signed anything in it."""
+        chain, ledger = self.chain, self.ledger
+        if (public is None or chain is None
+                or (ledger is not None and ledger.number == self.chain_no)):
+            return
+        for sender in (seat, nonce_sender(seat)):
+            if not chain.rekey(sender, public):
+                self._fault(FairnessError(DEALER, f"gave seat {seat} another key after it"
+                                          f" signed in round {self.chain_no}"))
+
     def _on_signed(self, msg: HostSays) -> None:
         if self.phase == "marker" or self.chain is None:
             return  # frames from before our join or sync: the resync sends them again

@@ -260,6 +260,10 @@ class HostLobby(TableState):
         """Take the finished table back to its lobby for a rematch; `owner`'s seat accepts it."""
         assert self.match is not None
         self.round_base += self.match.rounds_played
+        # The rematch has a chain of its own from its lobby on (it is dealt in it): a newcomer
+        # in a seat freed below is sent the rematch, not the last round of a match that was
+        # dealt to someone else, whose cards and nonces its checks would take for its own.
+        self._new_chain(self.round_base + 1)
         self.match, self.state, self.record, self.mental = None, None, None, None
         self.started = self.finished = False
         self.moves_made = 0

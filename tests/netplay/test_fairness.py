@@ -508,6 +508,19 @@ def test_an_altered_message_is_the_relays_fault() -> None:
     assert chain.append(1, message) == b"play 7H"  # the real one still goes through
 
 
+def test_a_sender_is_keyed_anew_only_before_its_first_message() -> None:
+    """PROTOCOL.md G1, "Chains": a lobby seat taken by someone new before it signed anything
+    in the chain takes the newcomer's key; once it has signed, its key stays."""
+    _, chain = chain_setup()
+    newcomer = MessageSigner(SEAT_IDENTITIES[2], ROOM, 1)  # another person, in seat 1
+    assert chain.rekey(1, SEAT_IDENTITIES[2].public)
+    assert chain.append(1, newcomer.sign(b"ready")) == b"ready"
+    assert not chain.rekey(1, SEAT_IDENTITIES[1].public)  # it has signed: no other key now
+    assert chain.rekey(1, SEAT_IDENTITIES[2].public)  # its own key: nothing changes
+    with pytest.raises(FairnessError, match="altered"):
+        chain.append(1, MessageSigner(SEAT_IDENTITIES[1], ROOM, 1).sign(b"x"))
+
+
 def test_a_dropped_message_is_detected() -> None:
     signer, chain = chain_setup()
     chain.append(1, signer.sign(b"a"))

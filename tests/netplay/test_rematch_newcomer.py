@@ -1,0 +1,80 @@
+"""A newcomer who takes a seat freed for a rematch starts from the rematch, not from the match
+before it (issue 13's rematch, found by an attacker audit of `cardtui serve`).
+
+A rematch frees the seats of people who left, for anyone. The table's current chain was still
+the last round of the finished match, so a newcomer was sent that round as if it had been dealt
+to it: cards sealed for the player who left, their nonces, the match's end. Its checks failed
+("a sealed card could not be opened", "never revealed its nonce"), and once the rematch began
+the other seat accused the honest host of showing the newcomer another transcript. The offer
+now opens a new chain, which the rematch is dealt in. Real relay, host and seats on loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+import pytest
+
+from engine.house import HouseRules
+from netplay.seat.remote import RemoteSession
+from netplay.table.host import HostConfig
+from tests.tui.test_rematch_net import TableOpener, open_table, play_for
+
+__all__ = ["open_table"]  # the fixture, for the test below
+LIMIT = 60.0  # a hang guard only
+
+
+async def until(check: object, what: str) -> None:
+    async with asyncio.timeout(LIMIT):
+        while not check():  # type: ignore[operator]
+            await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("mental", [False, True], ids=["trusted-dealer", "mental-poker"])
+async def test_a_newcomer_in_a_seat_freed_for_the_rematch_is_dealt_only_the_rematch(
+        open_table: TableOpener, mental: bool) -> None:
+    host, url, room = await open_table(HostConfig(
+        game="zodiak", players=2, bots=0, seed=4, owner_secret=secrets.token_hex(16), mental=mental,
+        require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
+        house=HouseRules(target=1)))
+    ann = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
+    bo = RemoteSession(game="", url=url, room=room, name="Bo")
+    cy = RemoteSession(game="", url=url, room=room, name="Cy")
+    players: list[asyncio.Task[None]] = []
+    try:
+        for session in (ann, bo):
+            session.after_match = True
+            await session.start()
+            await session.wait_seated()
+        players += [asyncio.create_task(play_for(s)) for s in (ann, bo)]
+        for session in (bo, ann):
+            await session.set_ready(True)
+        await until(lambda: ann.result is not None and bo.result is not None, "the match's end")
+        await ann.offer_rematch()
+        await until(lambda: bo.rematch_offered, "the offer at Bo")
+        await bo.close()  # Bo leaves: the rematch frees his seat
+        await until(lambda: not host.seats[1].taken, "Bo's seat freed")
+
+        cy.after_match = True
+        await cy.start()
+        await cy.wait_seated()
+        assert cy.my_seat == 1
+        assert cy.failures == [] and cy.trusted, cy.failures
+        assert cy.result is None, "the finished match is not the newcomer's"
+        players.append(asyncio.create_task(play_for(cy)))
+        await cy.set_ready(True)
+        await until(lambda: host.round_base >= 1 and host.finished and cy.result is not None
+                    and ann.result is not None and ann.round_number > host.round_base,
+                    "the rematch's end")
+        assert [s.name for s in ann.seats] == ["Ann", "Cy"]
+        assert ann.failures == [] and ann.trusted, ann.failures
+        assert cy.failures == [] and cy.trusted, cy.failures
+        assert all("verified" in v for v in ann.verdicts + cy.verdicts), ann.verdicts + cy.verdicts
+        assert cy.verdicts and all(f"round {n}" not in " ".join(cy.verdicts)
+                                   for n in range(1, host.round_base + 1))
+    finally:
+        for task in players:
+            task.cancel()
+        for session in (ann, bo, cy):
+            await session.close()
