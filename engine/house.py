@@ -50,7 +50,10 @@ class HouseRules:
                 raise IllegalMove(f"{name} needs a whole number, like {name}=4")
             if name in values:
                 raise IllegalMove(f"{name} is given twice")
-            values[name] = int(value[:12])
+            digits = value.lstrip("0") or "0"  # bounded before int(): 10**100000 is slow
+            if len(digits) > 12:
+                raise IllegalMove(f"{name} is far too large ({len(digits)} digits)")
+            values[name] = int(digits)
         return cls(values.get("max-row"), values.get("target"))
 
     def __str__(self) -> str:

@@ -38,6 +38,11 @@ def test_text_form_round_trips() -> None:
     assert HouseRules().standard and str(HouseRules()) == "standard"
 
 
+def test_leading_zeros_do_not_cut_a_number() -> None:
+    """A number is read whole: target=0000000000001000 is 1,000 (it was cut to 12 digits: 0)."""
+    assert HouseRules.parse("target=0000000000001000").target == 1000
+
+
 @pytest.mark.parametrize(("text", "says"), [
     ("max-row", "needs a whole number"),
     ("max-row=", "needs a whole number"),
@@ -49,6 +54,7 @@ def test_text_form_round_trips() -> None:
     ("target=1,target=2", "given twice"),
     ("max-row=4;target=3", "needs a whole number"),
     ("x" * 500, "written like"),
+    ("target=" + "9" * 13, "far too large"),
 ])
 def test_bad_text_says_what_is_wrong(text: str, says: str) -> None:
     """Garbage is refused with a reason that names the option."""

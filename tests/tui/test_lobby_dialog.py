@@ -14,11 +14,15 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Select, Static
 
+from engine.house import HouseRules
 from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
+from tests.netplay.test_tables_per_visitor import tables_api
 from tests.tui.test_footer_fits import footer_keys
+from tests.tui.test_seats import wait_until
 from tui.app import CardApp
 from tui.screens.lobby import LobbyScreen, NewTableDialog
 from tui.settings import load_stats, stats_path
@@ -159,3 +163,19 @@ async def test_a_visitors_matches_stay_out_of_the_operators_statistics(
     assert not stats_path().exists()
     CardApp(None).record_result("zodiak", True)  # the local app's statistics are kept
     assert load_stats().won == {"zodiak": 1}
+
+
+async def test_house_rules_typed_just_before_enter_are_the_tables(tables_url: str) -> None:
+    """Enter is the dialog's priority key, acted on before keys still waiting for the house
+    field: typed fast over ssh, `target=1` and enter opened a table by the rules as written
+    (or said "'t' is not a house rule"). Keys posted at once, as a fast terminal sends them."""
+    async with tables_api(TableLimits()) as (service, loopback, _opened):
+        app = ServerApp(TablesClient(loopback), "Me")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await open_dialog(pilot, app)
+            await pilot.press("h")
+            for key in [*"target=1", "enter"]:
+                app.post_message(events.Key(key, "\r" if key == "enter" else key))
+            await wait_until(pilot, lambda: bool(service.tables), "the new table", limit=20)
+            (table,) = service.tables.values()
+            assert table.host.config.house == HouseRules(target=1)

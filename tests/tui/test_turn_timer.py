@@ -11,11 +11,12 @@ from rich.console import Console
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
+from netplay.session.events import SeatInfo
 from netplay.table.host import Host, HostConfig
 from tests.tui.test_seats import close_table, wait_until
 from tui.app import CardApp
 from tui.screens.game import GameScreen
-from tui.widgets.players import Players
+from tui.widgets.players import Players, TableState
 
 
 async def test_the_players_panel_counts_down_and_the_bot_moves_when_time_is_up() -> None:
@@ -47,3 +48,19 @@ async def test_the_players_panel_counts_down_and_the_bot_moves_when_time_is_up()
                          > mine, "the bot's move for this seat", limit=20)
         assert not me.failures  # a timed-out move is no fault of the dealer's
     await close_table(relay, conn, serving, me)
+
+
+def test_the_countdown_is_shown_only_for_a_person_at_the_table() -> None:
+    """An away seat's bot, like any bot, moves without waiting for the timer: a countdown
+    there stood at the full time on every turn (seen over ssh)."""
+    seats = (SeatInfo("Ann", "leo"), SeatInfo("Bo", "leo", connected=False),
+             SeatInfo("bot 2", "leo", bot="greedy"))
+    shown = []
+    for turn in range(3):
+        players = Players()
+        players.state = TableState("zodiak", seats, my_seat=0, sizes=(7, 7, 7), turn=turn,
+                                   scores=(0, 0, 0), turn_left=42)
+        console = Console(width=100, record=True, color_system=None)
+        console.print(players.render())
+        shown.append("42s" in console.export_text())
+    assert shown == [True, False, False]

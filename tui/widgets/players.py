@@ -93,7 +93,8 @@ class Players(Widget):
             elif not info.connected:
                 name.append(" (away)", style="dim italic")
             turn = seat == state.turn
-            if turn and state.turn_left is not None:
+            # The timer is a person's: an away seat's bot and a bot move without waiting for it.
+            if turn and state.turn_left is not None and info.connected and not info.bot:
                 name.append(f" {state.turn_left}s", style="bold")
             marker = (">" if self.ascii_only else "▶") if turn else ""
             row_style = "reverse" if turn else ""
