@@ -6,13 +6,14 @@ Run as `python -m tui.ssh_entry --server http://127.0.0.1:7777 --name alice`.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 import aiohttp
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -54,6 +55,7 @@ class ServerApp(CardApp):
                  operator_log: int | None = None) -> None:
         super().__init__(None, ascii_only=ascii_only, settings=settings)
         self.operator_log = operator_log  # a descriptor of the server's log, if it has one
+        self._told_operator = False
         self.tables = tables
         self.first_listing = listing
         self.player_name = name
@@ -86,16 +88,29 @@ class ServerApp(CardApp):
     def record_trick(self, total: int) -> None:
         pass
 
+    # Textual shows the traceback on the terminal, with its local variables and the server's
+    # paths: here that terminal is a stranger's. They get a sentence, and the traceback goes to
+    # the operator's log (that of `cardtui serve`, for a warm session). An error in the app
+    # comes through _handle_exception, one in the driver's input thread through panic.
     def _handle_exception(self, error: Exception) -> None:
-        # Textual shows the traceback on the terminal, with its local variables and the
-        # server's paths: here that terminal is a stranger's. They get a sentence, and the
-        # traceback goes to the operator's log (that of `cardtui serve`, for a warm session).
-        if self.operator_log is not None:
-            with open(self.operator_log, "w", closefd=False) as log:
-                log.write(f"cardtui: the session of {self.player_name!r} stopped at an error:\n"
-                          + "".join(traceback.format_exception(error)))
+        self._tell_operator("".join(traceback.format_exception(error)))
         super()._handle_exception(error)
         self._exit_renderables[:] = [Text(CRASHED.format(kind=type(error).__name__))]
+
+    def panic(self, *renderables: RenderableType) -> None:
+        written = io.StringIO()
+        Console(file=written, width=100, color_system=None).print(*renderables)
+        self._tell_operator(written.getvalue())
+        super().panic(*renderables)
+        self._exit_renderables[:] = [Text(CRASHED.format(kind="reading the terminal"))]
+
+    def _tell_operator(self, text: str) -> None:
+        """Write the first error that stops the session to the operator's log."""
+        if self.operator_log is not None and not self._told_operator:
+            self._told_operator = True
+            with open(self.operator_log, "w", closefd=False) as log:
+                log.write(f"cardtui: the session of {self.player_name!r} stopped at an error:\n"
+                          + text)
 
     def get_default_screen(self) -> LobbyScreen:
         # The lobby is the first screen rather than pushed over a blank one: one screen to

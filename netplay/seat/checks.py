@@ -128,18 +128,24 @@ class ClientChecks(SeatState):
             self._heads = {"move": ChainHead.start(room, self.my_seat),
                            "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
 
-    def _rekey_lobby_seat(self, seat: int, public: PublicIdentity | None) -> None:
+    def _check_lobby_key(self, seat: int, public: PublicIdentity) -> None:
+        """A live lobby lists this client's seat under this client's key: under another, the
+        host could sign for the seat while its player sits there (older lobbies replayed in a
+        resync may name who sat here before)."""
+        if seat == self.my_seat and self.phase == "live" and public != self.identity.key.public:
+            self._fault(FairnessError(DEALER, f"listed seat {seat}, this client's, under another"
+                                      " player's key"))
+
+    def _rekey_lobby_seat(self, seat: int, public: PublicIdentity) -> None:
         """Follow a lobby seat taken by someone new in the chain in use, where nothing has been
         dealt yet: a rematch's lobby opens the chain its first round is dealt in, and a seat
         freed there may change hands before that seat has signed anything in it."""
         chain, ledger = self.chain, self.ledger
-        if (public is None or chain is None
-                or (ledger is not None and ledger.number == self.chain_no)):
+        if chain is None or (ledger is not None and ledger.number == self.chain_no):
             return
-        for sender in (seat, nonce_sender(seat)):
-            if not chain.rekey(sender, public):
-                self._fault(FairnessError(DEALER, f"gave seat {seat} another key after it"
-                                          f" signed in round {self.chain_no}"))
+        if not all([chain.rekey(seat, public), chain.rekey(nonce_sender(seat), public)]):
+            self._fault(FairnessError(DEALER, f"gave seat {seat} another key after it signed"
+                                      f" in round {self.chain_no}"))
 
     def _on_signed(self, msg: HostSays) -> None:
         if self.phase == "marker" or self.chain is None:

@@ -382,9 +382,10 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                                   s.connected, s.ready))
             lobby_ids.append(public_identity(s.id) if s.id is not None else None)
             if s.seat < len(self.ids) and s.id is not None:
-                self.ids[s.seat] = public_identity(s.id)  # keys of the next chain
+                public = self.ids[s.seat] = public_identity(s.id)  # keys of the next chain
+                self._check_lobby_key(s.seat, public)
                 if msg.started is False:
-                    self._rekey_lobby_seat(s.seat, self.ids[s.seat])
+                    self._rekey_lobby_seat(s.seat, public)
         self.lobby_ids = lobby_ids
         self.table_started = msg.started
         if msg.rounds_before is not None:

@@ -122,6 +122,11 @@ class HostDealing(TableState):
             raise ProtocolError("not_allowed", "only a seated player signs game messages")
         if msg.c != self.round_number:
             raise ProtocolError("stale", "that message is for another round; resync")
+        if not self.started and self.round_number > 0:
+            # A rematch's lobby, in the chain its first round will be dealt in: nothing is
+            # signed there before the deal, and a message kept there would tie the seat to
+            # its key, so a newcomer in a seat freed meanwhile could not be keyed (G1).
+            raise ProtocolError("not_allowed", "the rematch has not started: nothing to sign yet")
         try:
             message = verify_message(public, msg.m, index)
         except FairnessError as exc:

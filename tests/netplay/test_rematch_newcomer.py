@@ -12,13 +12,16 @@ now opens a new chain, which the rematch is dealt in. Real relay, host and seats
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 
 import pytest
 
 from engine.house import HouseRules
+from netplay.fair.identity import Identity
+from netplay.protocol import pack
 from netplay.seat.remote import RemoteSession
-from netplay.table.host import HostConfig
+from netplay.table.host import Host, HostConfig
 from tests.tui.test_rematch_net import TableOpener, open_table, play_for
 
 __all__ = ["open_table"]  # the fixture, for the test below
@@ -77,4 +80,71 @@ async def test_a_newcomer_in_a_seat_freed_for_the_rematch_is_dealt_only_the_rema
         for task in players:
             task.cancel()
         for session in (ann, bo, cy):
+            await session.close()
+
+
+async def rematch_offered(open_table: TableOpener) -> tuple[
+        Host, RemoteSession, RemoteSession, list[asyncio.Task[None]]]:
+    """A mental-poker table for Ann and Bo, its match over and a rematch offered by Ann."""
+    host, url, room = await open_table(HostConfig(
+        game="zodiak", players=2, bots=0, seed=4, owner_secret=secrets.token_hex(16), mental=True,
+        require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
+        house=HouseRules(target=1)))
+    ann = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
+    bo = RemoteSession(game="", url=url, room=room, name="Bo")
+    for session in (ann, bo):
+        session.after_match = True
+        await session.start()
+        await session.wait_seated()
+    players = [asyncio.create_task(play_for(s)) for s in (ann, bo)]
+    for session in (bo, ann):
+        await session.set_ready(True)
+    await until(lambda: ann.result is not None and bo.result is not None, "the match's end")
+    await ann.offer_rematch()
+    await until(lambda: bo.rematch_offered and bo.chain_no == host.round_number, "the offer")
+    return host, ann, bo, players
+
+
+async def test_a_seat_signs_nothing_in_a_rematch_lobby_that_could_pin_its_key(
+        open_table: TableOpener) -> None:
+    """A hostile seat signs a round key in the rematch's lobby, then leaves: forwarded, it tied
+    the seat to that key, and the honest clients blamed the honest host when a newcomer sat
+    there. The host refuses it; the newcomer is keyed, and nobody fails a check."""
+    host, ann, bo, players = await rematch_offered(open_table)
+    cy = RemoteSession(game="", url=ann.url, room=ann.room, name="Cy")
+    try:
+        number = host.round_number
+        bo._sign_mental(pack("mp_key", round=number, epoch=0, key=os.urandom(96)))
+        await bo._send_out()
+        await asyncio.sleep(0.5)  # a forwarded message would be at Ann's by now
+        assert ann.chain is not None and ann.chain.next_seq(1) == 0, "forwarded"
+        await bo.close()
+        await until(lambda: not host.seats[1].taken, "Bo's seat freed")
+        cy.after_match = True
+        await cy.start()
+        await cy.wait_seated()
+        await until(lambda: ann.seats[1].name == "Cy", "Cy in Ann's lobby")
+        assert ann.failures == [] and cy.failures == [], (ann.failures, cy.failures)
+    finally:
+        for task in players:
+            task.cancel()
+        for session in (ann, bo, cy):
+            await session.close()
+
+
+async def test_a_seat_says_so_when_the_host_lists_it_under_another_key(
+        open_table: TableOpener) -> None:
+    """A lying host gives a connected player's seat a key of its own in the rematch's lobby,
+    to sign for that seat: the player's client reports the host at once."""
+    host, ann, bo, players = await rematch_offered(open_table)
+    try:
+        host.seats[1].ident = Identity.generate().public.to_bytes().hex()  # the host lies
+        await host._send_lobby(force=True)
+        await until(lambda: bool(bo.failures), "Bo's client to notice")
+        assert bo.failures == [
+            "the dealer: listed seat 1, this client's, under another player's key"]
+    finally:
+        for task in players:
+            task.cancel()
+        for session in (ann, bo):
             await session.close()

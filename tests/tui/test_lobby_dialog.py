@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Select, Static
@@ -179,3 +180,20 @@ async def test_house_rules_typed_just_before_enter_are_the_tables(tables_url: st
             await wait_until(pilot, lambda: bool(service.tables), "the new table", limit=20)
             (table,) = service.tables.values()
             assert table.host.config.house == HouseRules(target=1)
+
+
+async def test_a_failure_of_the_terminals_input_is_told_the_same_way(
+        tables_url: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """Textual's driver panics with a traceback when its input thread fails (a key it could not
+    read): the visitor gets the sentence there too, the operator the traceback."""
+    operator_reads, operator_log = os.pipe()
+    app = ServerApp(TablesClient(tables_url), "Me", operator_log=operator_log)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.panic(Text("ValueError in the input thread, /root/secret.py"))
+    os.close(operator_log)
+    with os.fdopen(operator_reads) as log:
+        assert "/root/secret.py" in log.read()
+    shown = " ".join(capfd.readouterr().err.split())
+    assert "this session stopped at an error (reading the terminal)" in shown
+    assert "secret" not in shown
