@@ -210,3 +210,28 @@ async def test_start_screen_resumes_a_saved_match() -> None:
         screen = await settle(pilot)
         assert isinstance(screen, ZodiakScreen)
         assert [str(c) for c in screen.hand] == ["7H", "8H"]
+
+
+async def test_a_resumed_hekata_deal_shows_the_scores_of_the_tricks_already_taken(
+        data_dir: Path) -> None:
+    """The players panel took the deal's starting scores on a resume and showed the tricks
+    already replayed only after the next move (seen at 3,700 for 3,800)."""
+    app = fresh_app("hekata", 4, seed=5)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await settle(pilot)
+        for _ in range(40):  # the hint's move, until a trick has scored in this deal
+            assert isinstance(screen, GameScreen) and screen.view is not None
+            if any(screen.view.scores) and screen.view.history and not screen.view.round_over:
+                break
+            await pilot.press("h", "enter")
+            screen = await settle(pilot)
+        else:
+            raise AssertionError("no trick scored")
+        taken = tuple(screen.view.scores)
+        await pilot.press("q", "y")
+        await pilot.pause()
+    again = CardApp(resume_match(0.0), pace=0.0)
+    async with again.run_test(size=(100, 30)) as pilot:
+        screen = await settle(pilot)
+        assert isinstance(screen, GameScreen)
+        assert screen.scores == taken

@@ -46,7 +46,7 @@ async def test_a_hint_that_comes_after_the_turn_is_dropped() -> None:
         await pilot.press("d")  # the player draws; the bot answers; the turn comes back
         await settle(pilot)
         assert screen.my_turn and screen.view is not thought_of
-        screen._think_of_hint(thought_of)  # an answer for the position before the draw
+        screen._think_of_hint(thought_of, screen.composing())  # for the position before
         status = await wait_for_hint(pilot, screen)
         assert "The expert's hint" not in status and not screen.selected
 
@@ -78,3 +78,18 @@ async def test_pressing_h_again_while_the_expert_thinks_starts_no_second_search(
         assert len(searches) == 1
         status = await wait_for_hint(pilot, screen)
         assert "The expert's hint" in status
+
+
+async def test_a_hint_leaves_alone_a_run_built_while_the_expert_thought() -> None:
+    """H, then a card picked before the expert answers: the hint used to replace the run, so
+    enter played a card the player had not chosen."""
+    app = example_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        assert isinstance(screen, ZodiakScreen) and screen.my_turn
+        asked = screen.composing()  # as H found it
+        await pilot.press("end", "space")  # K♦, while the expert thinks
+        chosen = list(screen.selected)
+        screen._think_of_hint(screen.view, asked)
+        status = await wait_for_hint(pilot, screen)
+        assert screen.selected == chosen and "The expert's hint" not in status

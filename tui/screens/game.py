@@ -256,6 +256,9 @@ class GameScreen(Screen[None]):
         elif isinstance(event, RoundStarted):
             self.round_number = event.number - self.rounds_before
             self.view, self.scores = event.view, event.scores
+            if getattr(event.view, "history", ()):
+                # A resumed or rejoined round is under way: its tricks so far have scored.
+                self.scores = tuple(event.view.scores)
             self.last_mover, self.last_move, self.sent = None, None, False
             word = self.round_word.capitalize()
             self.write_log(f"— {word} {self.round_number} —", note=True)
@@ -599,17 +602,27 @@ class GameScreen(Screen[None]):
         if view is not None and self.my_turn and not self.hint_thinking:
             self.set_status("The expert is thinking (about a second)…")
             self.hint_thinking = True
-            self._think_of_hint(view)
+            self._think_of_hint(view, self.composing())
 
     @work(group="hint")
-    async def _think_of_hint(self, view: Round) -> None:
+    async def _think_of_hint(self, view: Round, composing: object) -> None:
         """Search for the expert's move in a worker thread, so the screen keeps answering."""
         try:
             move = await choose_off_loop(ExpertBot(), view.copy())
         finally:
             self.hint_thinking = False
-        if self.view is view and self.my_turn:  # nothing moved while it thought
-            await self.show_hint(move, "The expert's hint")
+        if self.view is not view or not self.my_turn:  # the table moved on while it thought
+            return
+        if self.composing() != composing:
+            # What you set up meanwhile stays: enter must play what you chose, not the hint.
+            self.notify("The expert's hint came after you changed your move, so it is not set"
+                        " up: H asks again.", timeout=4)
+            return
+        await self.show_hint(move, "The expert's hint")
+
+    def composing(self) -> object:
+        """What you have set up for your move (the games add theirs to the cursor)."""
+        return self.cursor
 
     async def show_hint(self, move: Move, who: str) -> None:
         """Set up `move` for you to play (or not); each game shows it its own way."""

@@ -171,6 +171,9 @@ class HekataScreen(GameScreen):
             return
         await self._open_builder(view, card)
 
+    def composing(self) -> object:
+        return (self.cursor, self.builder is not None)
+
     async def show_hint(self, move: Move, who: str) -> None:
         view = self.deal_view
         assert isinstance(move, HekataMove) and view is not None

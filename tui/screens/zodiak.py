@@ -199,6 +199,9 @@ class ZodiakScreen(GameScreen):
             return True if self.my_turn else None
         return super().check_action(action, parameters)
 
+    def composing(self) -> object:
+        return (self.cursor, tuple(self.selected), self.hint_suit)
+
     def action_select(self) -> None:
         if not self.hand or not self.my_turn:
             return
