@@ -21,7 +21,7 @@ from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from tests.tui.test_footer_fits import footer_keys
 from tui.app import CardApp
-from tui.screens.dialogs import MatchResult, Summary
+from tui.screens.dialogs import ConfirmQuit, MatchResult, Summary
 from tui.screens.game import GameScreen
 
 from .test_seats import wait_until
@@ -299,4 +299,32 @@ async def test_once_the_rematch_window_runs_out_the_result_offers_none(
             assert "r Rematch" not in " ".join(footer_keys(app))
     finally:
         player.cancel()
+        await me.close()
+
+
+async def test_a_table_its_host_closed_offers_no_moves_and_says_it_is_closed(
+        open_table: TableOpener) -> None:
+    """The host quit mid-match: the seat's screen went on looking like a live game (the play
+    keys in its footer did nothing) and q offered "a bot plays your seat until you come back"."""
+    host, url, room = await open_table(HostConfig(
+        game="zodiak", players=2, bots=1, seed=4, owner_secret=secrets.token_hex(16),
+        require_ready=True, bot_delay=60.0))  # the bot never moves: the match stays on
+    me = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
+    await me.start()
+    await me.wait_seated()
+    await me.set_ready(True)
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen)
+                             and app.screen.view is not None, "the game")
+            await host.say_closing()
+            await wait_until(pilot, lambda: me.gone is not None, "the table closing")
+            await wait_until(pilot, lambda: "Draw" not in " ".join(footer_keys(app)),
+                             "the play keys gone from the footer")
+            assert "Play" not in " ".join(footer_keys(app))
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
+            assert app.screen.question.startswith("Leave? The table is closed: the host closed")
+    finally:
         await me.close()

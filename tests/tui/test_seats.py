@@ -214,3 +214,27 @@ async def test_a_seat_back_in_a_match_under_way_is_told_so_not_to_get_ready() ->
         keys = footer_keys(app)
         assert "Ready" not in keys and "(F2)" not in help_text
         assert "you are dealt in at the next round" in help_text
+
+
+async def test_seats_that_saw_the_lobby_wait_are_told_the_deal_is_coming() -> None:
+    """Both players pressed F2 and the match began: while the first deal was made (a few
+    seconds with mental poker) they read "you are dealt in at the next round", which is the
+    line for a seat back in a match under way."""
+    session = RemoteSession(game="zodiak", url="ws://127.0.0.1:9/ws", room="ABCD2345EF",
+                            name="Me")  # never started: the screen reads only what it holds
+    session.my_seat = 0
+    session.seats = (SeatInfo("Me", "leo"), SeatInfo("Bo", "leo"))
+
+    class Lobby(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(SeatsScreen(session))
+
+    app = Lobby()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+        await wait_until(pilot, lambda: "(F2)" in str(
+            app.screen.query_one("#seats-help", Static).render()), "the lobby waiting")
+        session.table_started = True  # everyone is ready: the host starts the match
+        await wait_until(pilot, lambda: "cards are being dealt" in str(
+            app.screen.query_one("#seats-help", Static).render()), "the deal coming")
+        assert "next round" not in str(app.screen.query_one("#seats-help", Static).render())

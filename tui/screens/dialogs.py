@@ -60,8 +60,9 @@ class ConfirmQuit(ClosesOnce, ModalScreen[bool]):
     """Ask before quitting; a match in progress is saved on the way out."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes, quit"),
-        Binding("n,escape", "answer(False)", "No, keep playing"),
+        # Plain words: the buttons say what yes and no do for each question.
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
     ]
 
     def __init__(self, question: str, yes: str = "Quit (y)", no: str = "Keep playing (n)") -> None:

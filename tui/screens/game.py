@@ -499,6 +499,12 @@ class GameScreen(Screen[None]):
     # -- showing ------------------------------------------------------------
 
     @property
+    def table_gone(self) -> str | None:
+        """Why the table is gone for good (its host closed it, its room is gone), if it is."""
+        gone = getattr(self.session, "gone", None)
+        return gone if isinstance(gone, str) else None
+
+    @property
     def my_turn(self) -> bool:
         """Whether you may act now: it is your turn and your last move is not still on its way."""
         view = self.view
@@ -530,7 +536,7 @@ class GameScreen(Screen[None]):
         a minute. What `check_action` answers depends only on these.
         """
         shown = (self.my_turn, self.reviewing, self.has_class("-building"), self.my_seat is None,
-                 self.match_over)
+                 self.match_over, self.table_gone is not None)
         if shown != self._bindings_shown:
             self._bindings_shown = shown
             self.refresh_bindings()
@@ -676,11 +682,15 @@ class GameScreen(Screen[None]):
 
     def action_quit_match(self) -> None:
         buttons: dict[str, str] = {}
-        if self.my_seat is None:
+        if self.table_gone is not None and not self.match_over:
+            question = f"Leave? The table is closed: {self.table_gone}."
+            buttons = {"yes": "Leave (y)", "no": "Stay (n)"}
+        elif self.my_seat is None:
             question = "Stop watching? The match is over." if self.match_over else "Stop watching?"
             buttons = {"yes": "Stop (y)", "no": "Keep watching (n)"}
         elif self.match_over:
             question = "Quit? The match is over."
+            buttons = {"no": "Stay (n)"}
         elif getattr(self.session, "save_path", None) is not None:
             question = "Quit now? The match is saved: cardtui play --resume continues it."
         elif getattr(self.app, "tables", None) is not None:

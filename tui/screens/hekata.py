@@ -147,8 +147,8 @@ class HekataScreen(GameScreen):
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("choose", "hint", "expert_hint") and self.match_over:
-            return False  # looking back at a finished match: nothing to lay
+        if action in ("choose", "hint", "expert_hint") and (self.match_over or self.table_gone):
+            return False  # looking back at a finished match, or a closed table: nothing to lay
         if action in ("choose", "hint", "expert_hint", "sort") and self.my_seat is None:
             return False  # a watcher has no hand: the footer offers none of these
         if action in ("choose", "hint", "expert_hint"):

@@ -74,6 +74,9 @@ class SeatsScreen(Screen[None]):
         self._house_shown = session.house
         self._deck_shown = session.first_deck_line()
         self._started_shown = session.table_started
+        # Whether this screen saw the table's lobby waiting: then a start is the deal being made
+        # for this seat, not a match under way that it is dealt into later.
+        self._saw_waiting = False
 
     def compose(self) -> ComposeResult:
         # No Header: its title watcher can fire after the quick switch to the game screen.
@@ -101,6 +104,7 @@ class SeatsScreen(Screen[None]):
             self._poller.stop()  # the switch takes a moment; switching twice would break it
             self.app.call_later(card_app(self.app).play, session)
             return
+        self._saw_waiting = self._saw_waiting or bool(session.seats and not session.table_started)
         deck = session.first_deck_line()
         if (session.seats != self.seats or session.house != self._house_shown
                 or deck != self._deck_shown or session.table_started != self._started_shown):
@@ -148,6 +152,8 @@ class SeatsScreen(Screen[None]):
     def _when_it_starts(self) -> str:
         """What the table waits for, as this visitor can act on it."""
         watching = self.session.my_seat is None
+        if self.session.table_started and self._saw_waiting:
+            return "The match has started: the cards are being dealt."
         if self.session.table_started:
             # A seat back mid-round (a new key) is dealt in at the next round, or the round
             # dealt again; a watcher sees the round once its chain has reached it.

@@ -194,8 +194,8 @@ class ZodiakScreen(GameScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("play", "draw", "hint", "expert_hint", "select", "clear"):
-            if self.my_seat is None or self.match_over:
-                return False  # a watcher has no hand, a finished match no moves: none of these
+            if self.my_seat is None or self.match_over or self.table_gone:
+                return False  # a watcher has no hand, a finished match or closed table no moves
             return True if self.my_turn else None
         return super().check_action(action, parameters)
 
