@@ -45,6 +45,7 @@ class MatchOptions:
     def check(self) -> None:
         """Raise IllegalMove with a reason a person can act on if these choices cannot make a match."""
         game_named(self.game).check_players(self.players)
+        game_named(self.game).check_house(self.house)
         parse_sign(self.sign)
         if not self.name.strip():
             raise IllegalMove("your name cannot be empty")

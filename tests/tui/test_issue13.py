@@ -7,8 +7,10 @@ import socket
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
 from engine.hekata import HekataEffect, HekataMove, parse_trick
+from engine.house import HouseRules
 from netplay.session.events import Notice
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp
@@ -230,6 +232,22 @@ async def test_a_new_match_asks_before_replacing_the_saved_one() -> None:
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, StartScreen)
+
+
+async def test_house_rules_the_game_cannot_use_are_refused_before_the_save_question() -> None:
+    """max-row for Zodiak: the start screen asked "Start a new match anyway?" first, and said
+    the rules were wrong only after y."""
+    save_path().parent.mkdir(parents=True, exist_ok=True)
+    zodiak_app(["9S", "10S"])  # writes the save file
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0,
+                                        house=HouseRules(max_row=4)))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("p")
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        assert "max-row caps the rows of a Hekata trick" in str(
+            app.screen.query_one("#start-error", Static).render())
 
 
 # -- 10: errors say what to do ------------------------------------------------------------------

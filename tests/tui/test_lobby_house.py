@@ -35,7 +35,7 @@ async def test_the_host_sets_house_rules_in_the_lobby_and_every_seat_plays_by_th
             await pilot.press("f7")
             await wait_until(pilot, lambda: isinstance(app.screen, HouseRulesDialog), "the dialog")
             await pilot.pause()
-            assert footer_keys(app) == ["Keep"], "its own footer, not the lobby's"
+            assert footer_keys(app) == ["Set", "Keep"], "its own footer, not the lobby's"
             await pilot.press(*"target=0", "enter")
             await pilot.pause()
             assert "target must be a whole number" in str(

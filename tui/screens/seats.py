@@ -224,7 +224,10 @@ class SeatsScreen(Screen[None]):
 class HouseRulesDialog(ClosesOnce, ModalScreen[HouseRules | None]):
     """The host sets the table's house rules before the start; enter sets, escape keeps them."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "keep", "Keep")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "set", "Set", key_display="⏎", priority=True),
+        Binding("escape", "keep", "Keep"),
+    ]
 
     def __init__(self, house: HouseRules) -> None:
         super().__init__()
@@ -248,8 +251,14 @@ class HouseRulesDialog(ClosesOnce, ModalScreen[HouseRules | None]):
     def action_keep(self) -> None:
         self.close(None)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def action_set(self) -> None:
+        # After the keys typed just ahead of enter, which may still wait in the field's queue
+        # (NewTableDialog.action_create says why).
+        self.query_one("#house", HouseRulesInput).call_later(self._set)
+
+    def _set(self) -> None:
+        if self.closing:
+            return
         try:
             self.close(self.query_one("#house", HouseRulesInput).rules())
         except IllegalMove as exc:
