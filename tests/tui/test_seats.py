@@ -16,6 +16,7 @@ from netplay.table.host import Host, HostConfig
 from tests.netplay.test_prepared_table import until
 from tests.tui.test_footer_fits import footer_keys
 from tui.app import CardApp
+from tui.screens.dialogs import ConfirmQuit
 from tui.screens.game import GameScreen
 from tui.screens.seats import SeatsScreen
 
@@ -238,3 +239,20 @@ async def test_seats_that_saw_the_lobby_wait_are_told_the_deal_is_coming() -> No
         await wait_until(pilot, lambda: "cards are being dealt" in str(
             app.screen.query_one("#seats-help", Static).render()), "the deal coming")
         assert "next round" not in str(app.screen.query_one("#seats-help", Static).render())
+
+
+async def test_the_hosts_escape_in_the_lobby_asks_before_closing_the_table() -> None:
+    """Escape in the host's lobby closed the table for everyone at once."""
+    relay, _host, conn, serving, me = await open_table(2)
+    app = CardApp(me)
+    try:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmQuit), "the question")
+            assert app.screen.question.startswith("Close the table? You are the host")
+            await pilot.press("n")
+            await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby again")
+            assert app.is_running and not me.closed
+    finally:
+        await close_table(relay, conn, serving, me)

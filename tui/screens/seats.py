@@ -22,7 +22,7 @@ from netplay.seat.remote import CHAT_KEPT, RemoteSession
 from netplay.session.events import SeatInfo
 from tui.appapi import card_app
 from tui.literal import literal
-from tui.screens.dialogs import ClosesOnce
+from tui.screens.dialogs import ClosesOnce, ConfirmQuit
 from tui.widgets.house import HouseRulesInput
 
 POLL_SECONDS = 0.25
@@ -62,7 +62,7 @@ class SeatsScreen(Screen[None]):
         Binding("f5", "start", "Start"),
         Binding("f6", "change_bot", "Bot kind"),
         Binding("f7", "house_rules", "House"),
-        Binding("escape", "app.quit", "Leave"),
+        Binding("escape", "leave", "Leave"),
     ]
 
     seats: reactive[tuple[SeatInfo, ...]] = reactive(tuple, always_update=True)
@@ -164,6 +164,20 @@ class SeatsScreen(Screen[None]):
             return "Starts when every seat is taken and everyone is ready."
         return "Starts when every seat is taken and everyone is ready (F2)."
 
+
+    async def action_leave(self) -> None:
+        if not self.session.is_owner:
+            await self.app.action_quit()
+            return
+
+        async def answer(yes: bool | None) -> None:
+            if yes:
+                await self.app.action_quit()
+
+        # The host's seat: leaving closes the table for everyone who joined.
+        self.app.push_screen(ConfirmQuit("Close the table? You are the host: it closes for"
+                                         " everyone (cardtui host --resume opens it again).",
+                                         yes="Close (y)", no="Stay (n)"), answer)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "change_bot", "start", "house_rules"):
