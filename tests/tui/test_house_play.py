@@ -59,6 +59,7 @@ async def test_house_rules_played_kept_and_shown() -> None:
         await settle(pilot)
         session = session_of(app)
         assert session.match is not None and session.match.house == HouseRules(4, 3000)
+        assert app.sub_title.endswith("first to 3,000 · max-row=4")  # on screen while playing
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

@@ -78,11 +78,12 @@ def run(args: argparse.Namespace) -> int:
             figures = {"matches": result.rounds, **figures}  # wins, ci95, no_winner: matches
         print(json.dumps(figures))
         return 0
+    rounds = game_named(args.game).round_word + "s"  # Hekata's are deals
     if args.matches is not None:
-        print(f"{result.rounds} {args.game} matches ({played} rounds), {args.players} players,"
+        print(f"{result.rounds} {args.game} matches ({played} {rounds}), {args.players} players,"
               f" seed {args.seed}")
     else:
-        print(f"{result.rounds} {args.game} rounds, {args.players} players, seed {args.seed}")
+        print(f"{result.rounds} {args.game} {rounds}, {args.players} players, seed {args.seed}")
     for kind in dict.fromkeys([*kinds, *sorted(result.wins)]):  # and mixed Hekata teams
         won = result.wins.get(kind, 0)
         low, high = wilson_interval(won, result.rounds)
@@ -90,6 +91,6 @@ def run(args: argparse.Namespace) -> int:
               f" 95% CI {100 * low:.1f}-{100 * high:.1f}%)")
     if result.no_winner:
         print(f"  no winner {result.no_winner}")
-    print(f"average round length: {result.moves / played:.1f} moves")
-    print(f"speed: {played / result.seconds:.0f} rounds per second")
+    print(f"average {rounds[:-1]} length: {result.moves / played:.1f} moves")
+    print(f"speed: {played / result.seconds:.0f} {rounds} per second")
     return 0

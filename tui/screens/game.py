@@ -270,8 +270,10 @@ class GameScreen(Screen[None]):
             # The last round's last move is not this round's: the line shows this round's.
             self.query_one("#last-move", Static).update(
                 literal(self.plain(f"Last move: {told}")) if told else "")
+            max_row = getattr(event.view, "max_row", None)  # the other house rule, if set
             self.app.sub_title = self.plain(f"{word.lower()} {self.round_number} · first to"
-                                            f" {self.target:,}")
+                                            f" {self.target:,}"
+                                            + (f" · max-row={max_row}" if max_row else ""))
             self.on_new_round()
         elif isinstance(event, MoveMade):
             await self._pace(event.seat)

@@ -133,7 +133,7 @@ class HekataScreen(GameScreen):
             card = self.builder.card
             self.set_status(f"t takes the trick · esc lays the {card} alone · b back to your hand")
         elif view.round_over:
-            self.set_status("The deal is over.")
+            self.set_status("The match is over." if self.match_over else "The deal is over.")
         elif not self.my_turn:
             name = self.seats[view.turn].name if view.turn is not None and self.seats else "?"
             self.set_status(f"{name} to move…" if not self.sent else "Sent…")

@@ -152,7 +152,7 @@ class ZodiakScreen(GameScreen):
 
     def _show_status(self, view: ZodiakRound) -> None:
         if view.round_over:
-            self.set_status("The round is over.")
+            self.set_status("The match is over." if self.match_over else "The round is over.")
             return
         if not self.my_turn:
             name = self.seats[view.turn].name if view.turn is not None and self.seats else "?"
