@@ -62,6 +62,7 @@ class CardApp(App[str | None]):
         self.pace = pace
         self.defaults = defaults
         self.join_failure = join_failure  # why the last Join from the start screen failed
+        self.began_at_start = False  # a finished match goes back to the start screen then
         # A `cardtui` command line to run once this app ends (host or join, chosen at the start).
         self.next_command: list[str] | None = None
         # Where the join screen looks for tables: every interface, or those listed (tests: loopback).
@@ -86,6 +87,7 @@ class CardApp(App[str | None]):
         else:
             from tui.screens.start import StartScreen
 
+            self.began_at_start = True
             self.push_screen(StartScreen(self.defaults, self.ascii_only, self.join_failure))
 
     def watch_theme(self, theme: str) -> None:
@@ -178,6 +180,20 @@ class CardApp(App[str | None]):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+
+    def after_match(self, title: str) -> None:
+        """Leave a finished match (`title` says who won): back to the start screen it was
+        begun from, else exit, saying it."""
+        session = self.session
+        if not self.began_at_start or session is None:
+            self.exit(title)
+            return
+        from tui.screens.start import StartScreen
+
+        self.session = None
+        self.run_worker(session.close(), exit_on_error=False)
+        self.notify(title, timeout=6)
+        self.switch_screen(StartScreen(self.defaults, self.ascii_only))
 
     async def leave(self) -> None:
         """Close the session (a local match saves itself) and exit, saying how to resume."""

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import ContentSwitcher, Markdown, Select
 
+from engine.house import HouseRules
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
 from tui.app import CardApp
 from tui.matchsetup import MatchOptions, resume_match, save_path
@@ -235,3 +236,27 @@ async def test_a_resumed_hekata_deal_shows_the_scores_of_the_tricks_already_take
         screen = await settle(pilot)
         assert isinstance(screen, GameScreen)
         assert screen.scores == taken
+
+
+async def test_leaving_a_finished_match_begun_at_the_start_screen_goes_back_there() -> None:
+    """It ended the app, where the start screen is where one chooses the next match."""
+    app = CardApp(defaults=MatchOptions("zodiak", 2, "Me", "leo", seed=1, speed=0.0,
+                                        house=HouseRules(target=1)))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, StartScreen)
+        await pilot.press("p")
+        for _ in range(200):  # the hint's move, until the match (one round, to 1 point) ends
+            screen = await settle(pilot)
+            if isinstance(screen, MatchResult):
+                break
+            await pilot.press("h", "enter")
+        else:
+            raise AssertionError("the match did not end")
+        await pilot.press("enter")  # Leave
+        for _ in range(50):
+            await pilot.pause()
+            if isinstance(app.screen, StartScreen):
+                break
+        assert isinstance(app.screen, StartScreen) and app.is_running
+        assert app.session is None

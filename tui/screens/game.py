@@ -461,7 +461,7 @@ class GameScreen(Screen[None]):
         elif choice == "rematch":
             card_app(self.app).rematch()
         elif choice == "leave":
-            self.app.exit(title)
+            card_app(self.app).after_match(title)
         else:
             self.reviewing = True
             self.show_view()
