@@ -135,7 +135,8 @@ class ZodiakScreen(GameScreen):
         lines.append(self.plain(f"Stock {len(view.stock)} · pile {len(view.pile)}"))
         if self.my_seat is not None:
             star = "*" if self.ascii_only else "★"
-            lines.append(f"Your zodiac card {view.zodiac_card(self.my_seat).pretty(self.ascii_only)}"
+            # Two lines: one wrapped in the narrow panel, leaving the star alone below.
+            lines.append(f"Your zodiac card:\n{view.zodiac_card(self.my_seat).pretty(self.ascii_only)}"
                          f" {star}")
         self.query_one("#pile-info", Static).update("\n".join(lines))
 
@@ -178,8 +179,8 @@ class ZodiakScreen(GameScreen):
             self.set_status(f"Your turn. You face {view.penalty} cards: play an ace alone, or d"
                             f" draws {view.penalty}.", "error")
         else:
-            self.set_status("Your turn: space selects cards for a run, enter plays, d draws,"
-                            " h or H hints.")
+            self.set_status("Your turn: space picks cards for a run, enter plays, d draws,"
+                            " h/H hints.")  # one line beside the wide layout's log
 
     def _has_run(self, view: ZodiakRound) -> bool:
         return any(view.can_start(c) for c in self.hand)
