@@ -144,7 +144,8 @@ class SeatsScreen(Screen[None]):
             (f"Join with: {hint}\n" if hint else "")
             + (f"Table fingerprint {fingerprint}: every screen should show the same.\n"
                if fingerprint else "")
-            + dealing_text(session.dealing, session.away_seconds) + "\n"
+            + dealing_text(session.dealing, session.away_seconds,
+                           seated=session.my_seat is not None) + "\n"
             + (f"{self._deck_shown}\n" if self._deck_shown else "")
             + session.house.describe() + "\n"
             + self._when_it_starts() + owner_keys))
@@ -279,11 +280,14 @@ class HouseRulesDialog(ClosesOnce, ModalScreen[HouseRules | None]):
             self.query_one("#house-error", Static).update(literal(str(exc)))
 
 
-def dealing_text(dealing: str, away_timeout: float | None) -> str:
-    """What the table's dealing means for the players' cards, and for someone who leaves."""
+def dealing_text(dealing: str, away_timeout: float | None, seated: bool = True) -> str:
+    """What the table's dealing means for the players' cards, and for a player who leaves."""
     if dealing != "mental":
         return "Trusted dealer: the host's program deals and can see every hand."
+    shown = ("Mental poker: nobody, the host included, sees a card before it is a player's or"
+             " face up (the host sees its bots').")
+    if not seated:
+        return shown  # a watcher has no seat to leave, nor a key to hand over
     away = f"{away_timeout:g} s" if away_timeout else "the away time"
-    return ("Mental poker: nobody, the host included, sees a card before it is yours or face up"
-            f" (the host sees its bots'). Away over {away}: redealt with a bot in your seat; q"
-            " hands your key (and cards) to the host's bot.")
+    return (shown + f" Away over {away}: redealt with a bot in your seat; q hands your key (and"
+            " cards) to the host's bot.")
