@@ -67,7 +67,8 @@ class Players(Widget):
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
         hekata = not game_named(state.game).uses_signs
-        roomy = self.size.width >= 50  # narrow panels abbreviate signs and drop bot kinds
+        # Narrow panels abbreviate signs and drop bot kinds; Hekata's team column is short.
+        roomy = self.size.width >= (30 if hekata else 50)
         # Long scores (a Hekata match can reach billions) keep every digit: the words go first.
         longest = max((len(f"{s:,}") for s in state.scores), default=1)
         terse = self.size.width < 34 + longest
