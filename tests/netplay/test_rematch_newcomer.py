@@ -34,28 +34,35 @@ async def until(check: object, what: str) -> None:
             await asyncio.sleep(0.02)
 
 
-@pytest.mark.parametrize("mental", [False, True], ids=["trusted-dealer", "mental-poker"])
-async def test_a_newcomer_in_a_seat_freed_for_the_rematch_is_dealt_only_the_rematch(
-        open_table: TableOpener, mental: bool) -> None:
+async def rematch_offered(open_table: TableOpener, mental: bool = True) -> tuple[
+        Host, RemoteSession, RemoteSession, list[asyncio.Task[None]]]:
+    """A table for Ann and Bo (a server's: any seat offers rematches), its match over and a
+    rematch offered by Ann; the host, Ann, Bo and the tasks that play for them."""
     host, url, room = await open_table(HostConfig(
         game="zodiak", players=2, bots=0, seed=4, owner_secret=secrets.token_hex(16), mental=mental,
         require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
         house=HouseRules(target=1)))
     ann = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
     bo = RemoteSession(game="", url=url, room=room, name="Bo")
-    cy = RemoteSession(game="", url=url, room=room, name="Cy")
-    players: list[asyncio.Task[None]] = []
+    for session in (ann, bo):
+        session.after_match = True
+        await session.start()
+        await session.wait_seated()
+    players = [asyncio.create_task(play_for(s)) for s in (ann, bo)]
+    for session in (bo, ann):
+        await session.set_ready(True)
+    await until(lambda: ann.result is not None and bo.result is not None, "the match's end")
+    await ann.offer_rematch()
+    await until(lambda: bo.rematch_offered and bo.chain_no == host.round_number, "the offer")
+    return host, ann, bo, players
+
+
+@pytest.mark.parametrize("mental", [False, True], ids=["trusted-dealer", "mental-poker"])
+async def test_a_newcomer_in_a_seat_freed_for_the_rematch_is_dealt_only_the_rematch(
+        open_table: TableOpener, mental: bool) -> None:
+    host, ann, bo, players = await rematch_offered(open_table, mental)
+    cy = RemoteSession(game="", url=ann.url, room=ann.room, name="Cy")
     try:
-        for session in (ann, bo):
-            session.after_match = True
-            await session.start()
-            await session.wait_seated()
-        players += [asyncio.create_task(play_for(s)) for s in (ann, bo)]
-        for session in (bo, ann):
-            await session.set_ready(True)
-        await until(lambda: ann.result is not None and bo.result is not None, "the match's end")
-        await ann.offer_rematch()
-        await until(lambda: bo.rematch_offered, "the offer at Bo")
         await bo.close()  # Bo leaves: the rematch frees his seat
         await until(lambda: not host.seats[1].taken, "Bo's seat freed")
 
@@ -81,28 +88,6 @@ async def test_a_newcomer_in_a_seat_freed_for_the_rematch_is_dealt_only_the_rema
             task.cancel()
         for session in (ann, bo, cy):
             await session.close()
-
-
-async def rematch_offered(open_table: TableOpener) -> tuple[
-        Host, RemoteSession, RemoteSession, list[asyncio.Task[None]]]:
-    """A mental-poker table for Ann and Bo, its match over and a rematch offered by Ann."""
-    host, url, room = await open_table(HostConfig(
-        game="zodiak", players=2, bots=0, seed=4, owner_secret=secrets.token_hex(16), mental=True,
-        require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
-        house=HouseRules(target=1)))
-    ann = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
-    bo = RemoteSession(game="", url=url, room=room, name="Bo")
-    for session in (ann, bo):
-        session.after_match = True
-        await session.start()
-        await session.wait_seated()
-    players = [asyncio.create_task(play_for(s)) for s in (ann, bo)]
-    for session in (bo, ann):
-        await session.set_ready(True)
-    await until(lambda: ann.result is not None and bo.result is not None, "the match's end")
-    await ann.offer_rematch()
-    await until(lambda: bo.rematch_offered and bo.chain_no == host.round_number, "the offer")
-    return host, ann, bo, players
 
 
 async def test_a_seat_signs_nothing_in_a_rematch_lobby_that_could_pin_its_key(

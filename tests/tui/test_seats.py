@@ -192,21 +192,33 @@ async def test_a_host_flooding_the_lobby_with_chat_keeps_the_client_bounded() ->
         await close_table(relay, conn, serving, me, friend)
 
 
+def unstarted_seat(*seats: SeatInfo) -> RemoteSession:
+    """Seat 0 of a table with these seats, never connected: the screen reads only what it holds."""
+    session = RemoteSession(game="zodiak", url="ws://127.0.0.1:9/ws", room="ABCD2345EF",
+                            name="Me")
+    session.my_seat = 0
+    session.seats = seats
+    return session
+
+
+class LobbyOf(App[None]):
+    """An app showing only the lobby of `session`."""
+
+    def __init__(self, session: RemoteSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def on_mount(self) -> None:
+        self.push_screen(SeatsScreen(self.session))
+
+
 async def test_a_seat_back_in_a_match_under_way_is_told_so_not_to_get_ready() -> None:
     """A seat that comes back mid-round at a mental-poker table (a new key) waits in the lobby
     for the next deal: the lobby said "Starts when ... ready (F2)" and offered F2; it now says
     the match is under way, and offers no F2 (the lobby's `started`)."""
-    session = RemoteSession(game="zodiak", url="ws://127.0.0.1:9/ws", room="ABCD2345EF",
-                            name="Me")  # never started: the screen reads only what it holds
-    session.my_seat = 0
-    session.seats = (SeatInfo("Me", "leo"), SeatInfo("bot 1", "leo", "greedy"))
+    session = unstarted_seat(SeatInfo("Me", "leo"), SeatInfo("bot 1", "leo", "greedy"))
     session.table_started = True
-
-    class Lobby(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(SeatsScreen(session))
-
-    app = Lobby()
+    app = LobbyOf(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
         await wait_until(pilot, lambda: "under way" in str(
@@ -221,16 +233,8 @@ async def test_seats_that_saw_the_lobby_wait_are_told_the_deal_is_coming() -> No
     """Both players pressed F2 and the match began: while the first deal was made (a few
     seconds with mental poker) they read "you are dealt in at the next round", which is the
     line for a seat back in a match under way."""
-    session = RemoteSession(game="zodiak", url="ws://127.0.0.1:9/ws", room="ABCD2345EF",
-                            name="Me")  # never started: the screen reads only what it holds
-    session.my_seat = 0
-    session.seats = (SeatInfo("Me", "leo"), SeatInfo("Bo", "leo"))
-
-    class Lobby(App[None]):
-        def on_mount(self) -> None:
-            self.push_screen(SeatsScreen(session))
-
-    app = Lobby()
+    session = unstarted_seat(SeatInfo("Me", "leo"), SeatInfo("Bo", "leo"))
+    app = LobbyOf(session)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, SeatsScreen), "the lobby")
         await wait_until(pilot, lambda: "(F2)" in str(
