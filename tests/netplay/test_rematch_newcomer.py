@@ -13,16 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import os
-import secrets
 
 import pytest
 
-from engine.house import HouseRules
 from netplay.fair.identity import Identity
 from netplay.protocol import pack
 from netplay.seat.remote import RemoteSession
-from netplay.table.host import Host, HostConfig
-from tests.tui.test_rematch_net import TableOpener, open_table, play_for
+from netplay.table.host import Host
+from tests.tui.test_rematch_net import (
+    TableOpener,
+    ann_and_bo_at_a_server_table,
+    open_table,
+    play_for,
+)
 
 __all__ = ["open_table"]  # the fixture, for the test below
 LIMIT = 60.0  # a hang guard only
@@ -36,21 +39,9 @@ async def until(check: object, what: str) -> None:
 
 async def rematch_offered(open_table: TableOpener, mental: bool = True) -> tuple[
         Host, RemoteSession, RemoteSession, list[asyncio.Task[None]]]:
-    """A table for Ann and Bo (a server's: any seat offers rematches), its match over and a
-    rematch offered by Ann; the host, Ann, Bo and the tasks that play for them."""
-    host, url, room = await open_table(HostConfig(
-        game="zodiak", players=2, bots=0, seed=4, owner_secret=secrets.token_hex(16), mental=mental,
-        require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
-        house=HouseRules(target=1)))
-    ann = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
-    bo = RemoteSession(game="", url=url, room=room, name="Bo")
-    for session in (ann, bo):
-        session.after_match = True
-        await session.start()
-        await session.wait_seated()
-    players = [asyncio.create_task(play_for(s)) for s in (ann, bo)]
-    for session in (bo, ann):
-        await session.set_ready(True)
+    """A server's table for Ann and Bo, its match over and a rematch offered by Ann; the host,
+    Ann, Bo and the tasks that play for them."""
+    host, ann, bo, players = await ann_and_bo_at_a_server_table(open_table, 0, mental)
     await until(lambda: ann.result is not None and bo.result is not None, "the match's end")
     await ann.offer_rematch()
     await until(lambda: bo.rematch_offered and bo.chain_no == host.round_number, "the offer")

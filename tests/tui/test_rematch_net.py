@@ -115,14 +115,16 @@ async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays
             await session.close()
 
 
-async def ann_and_bo_at_a_server_table(open_table: TableOpener) -> tuple[
+async def ann_and_bo_at_a_server_table(open_table: TableOpener, bots: int = 1,
+                                       mental: bool = False) -> tuple[
         Host, RemoteSession, RemoteSession, list[asyncio.Task[None]]]:
     """A table like `cardtui serve`'s (any seat may offer a rematch; a match to 1 point): Ann
-    and Bo seated, ready and played by `play_for`, and a bot; the host, Ann, Bo, their tasks."""
+    and Bo seated, ready and played by `play_for`, and `bots` bots; the host, Ann, Bo, their
+    tasks."""
     host, url, room = await open_table(HostConfig(
-        game="zodiak", players=3, bots=1, seed=4, owner_secret=secrets.token_hex(16),
+        game="zodiak", players=2 + bots, bots=bots, seed=4, owner_secret=secrets.token_hex(16),
         require_ready=True, rematch_seconds=60, rematch_by_any_seat=True,
-        house=HouseRules(target=1)))
+        house=HouseRules(target=1), mental=mental))
     ann = RemoteSession(game="", url=url, room=room, name="Ann", sign="leo")
     bo = RemoteSession(game="", url=url, room=room, name="Bo")
     for session in (ann, bo):
