@@ -82,3 +82,21 @@ async def test_a_host_refusal_saying_the_host_is_away_does_not_stop_the_player()
         await pilot.pause()
         await pilot.pause()
         assert screen.halted == ""
+
+
+async def test_chat_read_in_the_lobby_is_logged_but_not_popped_up_again() -> None:
+    """The lobby's chat lines wait as notices for the game screen: they popped up again as the
+    game began. The lines heard before the screen are logged only; later ones pop up."""
+    app = fresh_app("zodiak", 2, seed=3)
+    assert app.session is not None
+    app.session.chat_count = 2  # type: ignore[attr-defined]  # two lines heard in the lobby
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = game_screen(app)
+        before = len(app._notifications)
+        for line in ("p1: hello", "p1: ready?", "p1: good luck"):
+            screen.session.emit(Notice(line, "chat"))
+        await settle(pilot)
+        assert "p1: hello" in log_text(app) and "p1: ready?" in log_text(app)
+        shown = [n.message for n in app._notifications][before:]
+        assert shown == ["p1: good luck"]

@@ -101,6 +101,8 @@ class GameScreen(Screen[None]):
         self.target = 0
         self.view: Round | None = None
         self.hint_thinking = False  # the expert searches for a hint in a worker thread
+        # Chat lines already read in the lobby come through here too: logged, not popped up.
+        self._lobby_chat = getattr(session, "chat_count", 0)
         self.scores: tuple[int, ...] = ()
         self.round_number = 0
         self.rounds_before = 0  # a rematch's rounds are numbered on at the table, from 1 here
@@ -349,7 +351,9 @@ class GameScreen(Screen[None]):
                 if (isinstance(result, MatchResult) and result.rematch
                         and not card_app(self.app).can_rematch()):
                     result.close("again")  # shown again below, without a rematch to offer
-            if event.level != "info" and self._may_toast(event):
+            lobby_chat = event.level == "chat" and self._lobby_chat > 0
+            self._lobby_chat -= lobby_chat
+            if event.level != "info" and not lobby_chat and self._may_toast(event):
                 self.notify(literal(event.text).plain, markup=False,
                             severity=TOAST_SEVERITY.get(event.level, "information"))
         self.show_view()
