@@ -42,14 +42,12 @@ _SHAPES = (_KEY, _MOUSE, _MODE, _DEVICE)
 def checked_sequence(sequence: str) -> str:
     """The control sequence `ESC [ ... final` as the program may see it ("" drops it)."""
     body = sequence[2:]
-    numbers = [int(n) for n in _NUMBER.findall(body) if len(n) <= 7]
-    if (len(numbers) != len(_NUMBER.findall(body))
-            or any(n > MAX_CODE or n in _SURROGATES for n in numbers)):
+    if any(len(n) > 7 or int(n) > MAX_CODE or int(n) in _SURROGATES
+           for n in _NUMBER.findall(body)):
         return ""
     if _RESIZE.fullmatch(body):
-        rows, columns, pixel_rows, pixel_columns = (
-            int(_NUMBER.match(field).group())  # type: ignore[union-attr]  # the shape has one
-            for field in body[3:-1].split(";"))
+        rows, columns, pixel_rows, pixel_columns = (  # each field's number, before any colon
+            int(field.partition(":")[0]) for field in body[3:-1].split(";"))
         columns, rows = capped_size(columns, rows)
         return (f"{ESC}[48;{rows};{columns};{capped_pixels(pixel_rows)};"
                 f"{capped_pixels(pixel_columns)}t")

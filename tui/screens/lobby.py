@@ -163,10 +163,7 @@ class NewTableDialog(ClosesOnce, ModalScreen[TableRequest | None]):
         self.query_one("#house", HouseRulesInput).focus()
 
     def action_create(self) -> None:
-        # Enter is the screen's (a priority key), so it is acted on before the keys typed just
-        # ahead of it reach the house field (a fast typist or a paste over ssh): the table was
-        # opened with the rules half typed. The field's own queue runs this after them.
-        self.query_one("#house", HouseRulesInput).call_later(self._create)
+        self.query_one("#house", HouseRulesInput).once_typed(self._create)
 
     def _create(self) -> None:
         if self.closing:

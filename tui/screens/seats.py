@@ -267,9 +267,7 @@ class HouseRulesDialog(ClosesOnce, ModalScreen[HouseRules | None]):
         self.close(None)
 
     def action_set(self) -> None:
-        # After the keys typed just ahead of enter, which may still wait in the field's queue
-        # (NewTableDialog.action_create says why).
-        self.query_one("#house", HouseRulesInput).call_later(self._set)
+        self.query_one("#house", HouseRulesInput).once_typed(self._set)
 
     def _set(self) -> None:
         if self.closing:

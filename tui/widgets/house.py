@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.widgets import Input
@@ -23,3 +24,12 @@ class HouseRulesInput(Input):
     def rules(self) -> HouseRules:
         """The house rules typed, raising IllegalMove that says what is wrong."""
         return HouseRules.parse(self.value)
+
+    def once_typed(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once the keys typed into this field so far are in its value.
+
+        A dialog's enter is a priority key, acted on before keys typed just ahead of it reach
+        the field (a fast typist or a paste over ssh): read at once, the rules were half typed.
+        This field's own queue runs the callback after them.
+        """
+        self.call_later(callback)
