@@ -101,6 +101,13 @@ async def test_a_seat_signs_nothing_in_a_rematch_lobby_that_could_pin_its_key(
         await cy.wait_seated()
         await until(lambda: ann.seats[1].name == "Cy", "Cy in Ann's lobby")
         assert ann.failures == [] and cy.failures == [], (ann.failures, cy.failures)
+        # The honest players finish the rematch, its deals checked.
+        players.append(asyncio.create_task(play_for(cy)))
+        await cy.set_ready(True)
+        await until(lambda: host.finished and cy.result is not None
+                    and ann.round_number > host.round_base, "the rematch's end")
+        assert ann.failures == [] and cy.failures == [], (ann.failures, cy.failures)
+        assert cy.verdicts and all("verified" in v for v in ann.verdicts + cy.verdicts)
     finally:
         for task in players:
             task.cancel()

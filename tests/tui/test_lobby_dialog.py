@@ -25,6 +25,7 @@ from tests.netplay.test_tables_per_visitor import tables_api
 from tests.tui.test_footer_fits import footer_keys
 from tests.tui.test_seats import wait_until
 from tui.app import CardApp
+from tui.screens.game import GameScreen
 from tui.screens.lobby import LobbyScreen, NewTableDialog
 from tui.settings import load_stats, stats_path
 from tui.ssh_entry import ServerApp
@@ -180,6 +181,11 @@ async def test_house_rules_typed_just_before_enter_are_the_tables(tables_url: st
             await wait_until(pilot, lambda: bool(service.tables), "the new table", limit=20)
             (table,) = service.tables.values()
             assert table.host.config.house == HouseRules(target=1)
+            # Leave only once the table's screen is whole: its header's title is set after
+            # mount, and an app stopped between the two fails in the header.
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen)
+                             and app.screen.view is not None, "the table's screen", limit=20)
+            await pilot.pause(0.3)
 
 
 async def test_a_failure_of_the_terminals_input_is_told_the_same_way(
