@@ -75,7 +75,7 @@ def test_tables_full_of_thinking_experts_do_not_take_the_servers_process(procs: 
                     open_expert_table(port), "--bot", "greedy", "--allow-trusted-dealer",
                     "--rematches", "100", "--give-up", "600")
     for table in range(VISITOR_TABLES):
-        procs.wait_for_log(f"visitor{table}", r"plays|draws", timeout=60)
+        procs.wait_for_log(f"visitor{table}", test_netplay.A_MOVE, timeout=60)
     deadline = time.monotonic() + 30
     while not thinking_processes(serve.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
