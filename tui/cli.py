@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from importlib import metadata
 
 # Each module defines `HELP` (one line), `add_arguments(parser)` and `run(args) -> int`.
 # Modules are imported lazily so `cardtui replay` never pays for Textual or aiohttp.
@@ -31,12 +32,21 @@ SUMMARIES = {
 }
 
 
+def installed_version() -> str:
+    """The version pip installed, or "unknown" when run from a tree that was never installed."""
+    try:
+        return metadata.version("cardtui")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full argument parser; with `only`, load just that sub-command's module."""
     parser = argparse.ArgumentParser(
         prog="cardtui",
         description="A card table in the terminal. Run with no command to open the start screen.",
     )
+    parser.add_argument("--version", action="version", version=f"cardtui {installed_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
         if only is not None and name != only:
@@ -54,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     first = next((a for a in argv if not a.startswith("-")), None)
     only = first if first in COMMANDS else None
-    if only is None and argv and argv[0] not in ("-h", "--help"):
+    if only is None and argv and argv[0] not in ("-h", "--help", "--version"):
         only = "play" if argv[0].startswith("-") else None
     parser = build_parser(only=only)
     if not argv:

@@ -349,3 +349,14 @@ def test_sim_hekata_mixed_teams_are_named(capsys: pytest.CaptureFixture[str]) ->
     assert side_name("zodiak", kinds, 3) == "greedy"
     assert main(["sim", "hekata", "--rounds", "2", "--bots", "greedy,random,random"]) == 0
     assert "+" in capsys.readouterr().out
+
+
+def test_version_names_the_installed_package() -> None:
+    """`cardtui --version` prints the version pip installed and exits 0, with or without a
+    command after it (argparse stops at the flag)."""
+    from importlib import metadata
+
+    for args in (["--version"], ["--version", "play"]):
+        done = run(args)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == f"cardtui {metadata.version('cardtui')}"
