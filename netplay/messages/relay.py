@@ -56,6 +56,14 @@ class Admit(Message):
 
 
 @kind
+class Drop(Message):
+    """The host has the relay close conn `conn` (its seat came back on another); no answer."""
+
+    t = "drop"
+    conn: Annotated[int, Int(SIGNED_MIN, SIGNED_MAX)]
+
+
+@kind
 class Ping(Message):
     """Ask for a pong."""
 
@@ -141,9 +149,10 @@ class Refused(Message):
     seq: Annotated[int | None, Opt(Int(-1, SIGNED_MAX))] = None  # the refused message's number
 
 
-RelayRequest = Open | Enter | Send | Admit | Ping
+RelayRequest = Open | Enter | Send | Admit | Drop | Ping
 RelayEvent = Opened | Entered | Frame | Arrived | Departed | HostAway | HostBack | Pong | Refused
-RELAY_REQUESTS: Final = Family[RelayRequest]("relay message", [Open, Enter, Send, Admit, Ping])
+RELAY_REQUESTS: Final = Family[RelayRequest]("relay message",
+                                                 [Open, Enter, Send, Admit, Drop, Ping])
 RELAY_EVENTS: Final = Family[RelayEvent]("relay answer", [
     Opened, Entered, Frame, Arrived, Departed, HostAway, HostBack, Pong, Refused])
 

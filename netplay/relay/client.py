@@ -17,6 +17,7 @@ from netplay.messages import (
     MAX_RELAY_BODY,
     RELAY_EVENTS,
     Admit,
+    Drop,
     Enter,
     Entered,
     Open,
@@ -209,6 +210,10 @@ class RelayConnection:
     async def admit(self, conn: int, watch: bool = False) -> None:
         """As the host: vouch for `conn` as a seat (or a watcher), so the relay keeps it."""
         await self._write(encode(Admit(conn=conn, watch=watch or None)))
+
+    async def drop(self, conn: int) -> None:
+        """As the host: have the relay close `conn` (a seat that came back on another conn)."""
+        await self._write(encode(Drop(conn=conn)))
 
     async def _write(self, data: bytes, attempt: int = 0) -> None:
         # Paced under the relay's rate, so that an honest client is never refused for speed.

@@ -17,6 +17,7 @@ from netplay.messages import (
     Admit,
     Arrived,
     Departed,
+    Drop,
     Enter,
     Entered,
     HostAway,
@@ -37,7 +38,13 @@ from netplay.messages import (
 from netplay.relay.guard import AddressBook, ConnectionGuard
 from netplay.relay.limits import PUBLIC_LIMITS, RelayLimits, RelayStats, descriptor_budget
 from netplay.relay.rooms import PENDING, SEAT, WATCHER, Conn, Room
-from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE, parse_room_code, room_code_for
+from netplay.relay.wire import (
+    CLOSE_HOST_GONE,
+    CLOSE_REPLACED,
+    CLOSE_ROOM_IDLE,
+    parse_room_code,
+    room_code_for,
+)
 
 log = logging.getLogger("cardtui.relay")
 HOST_CONN = 0
@@ -196,6 +203,8 @@ class Relay:
             await self.on_open(conn, msg, now)
         elif isinstance(msg, Enter):
             await self.on_enter(conn, msg, now)
+        elif isinstance(msg, Drop):
+            self.on_drop(conn, msg)
         else:
             self.on_admit(conn, msg)
 
@@ -327,6 +336,17 @@ class Relay:
         if target.admit_timer is not None:
             target.admit_timer.cancel()
             target.admit_timer = None
+
+    def on_drop(self, conn: Conn, msg: Drop) -> None:
+        """The host closes one of its conns (a seat's old connection); no answer, even if the
+        conn has gone already."""
+        room = conn.room
+        if room is None or room.host is not conn:
+            raise ProtocolError("not_allowed", "only a room's host drops its conns")
+        target = room.seats.get(msg.conn)
+        if target is not None:
+            self.in_background(target.ws.close(code=CLOSE_REPLACED,
+                                               message=b"the seat came back on another connection"))
 
     def arm_admit_timer(self, conn: Conn) -> None:
         """Give a pending conn admit_timeout_seconds of its host's presence to be admitted."""

@@ -17,6 +17,9 @@ _CROCKFORD_SET: Final = frozenset(CROCKFORD_ALPHABET)
 # room). After 4001 the room is gone for good: its seats need not try again.
 CLOSE_HOST_GONE: Final = 4001  # its host did not come back within the grace
 CLOSE_ROOM_IDLE: Final = 4002  # nobody used it for the idle limit (its host may open it again)
+# Why a relay closed one conn at its host's word (`drop`): its seat came back on another
+# connection. The client should not reconnect: it would take the seat from the newer one.
+CLOSE_REPLACED: Final = 4003
 
 
 def new_room_code() -> str:

@@ -83,7 +83,7 @@ from netplay.protocol import (
     read_numbers,
 )
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused
-from netplay.relay.wire import CLOSE_HOST_GONE
+from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_REPLACED
 from netplay.seat.checks import ClientChecks
 from netplay.seat.first_deck import SeatFirstDeck
 from netplay.seat.keyfile import SeatIdentity
@@ -112,6 +112,8 @@ ROOM_GONE_SECONDS = 30.0  # the host is not coming back (a restarted relay gives
 # nothing to try again (a lying relay could say it of a room still there, but it can as well
 # stop forwarding: no new power). An idle room's host, still there, may open it again.
 ROOM_GONE = "the room is gone: its host did not come back in time"
+SEAT_ELSEWHERE = ("this seat is now played from another connection (its seat file joined"
+                  " again): this one stops")
 CHAT_KEPT = 500  # chat lines a session keeps (between this and twice as many)
 HANDOVER_SECONDS = 3.0  # how long a leaving seat waits for the host to forward its handover
 
@@ -197,9 +199,9 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                         break  # gone: a relay that outlives its host would keep the conn open
             except (ProtocolError, ConnectionError, aiohttp.ClientError, RelayClosed) as exc:
                 log.info("connection trouble: %s", exc)
-            if (self.gone is None and self._conn is not None
-                    and self._conn.close_code == CLOSE_HOST_GONE):
-                self.gone = ROOM_GONE
+            if self.gone is None and self._conn is not None:
+                self.gone = {CLOSE_HOST_GONE: ROOM_GONE,
+                             CLOSE_REPLACED: SEAT_ELSEWHERE}.get(self._conn.close_code or 0)
             if self.closed or self._match_done() or self.gone is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning", state=True))

@@ -66,16 +66,19 @@ class HostDealing(TableState):
         self._save()  # before anyone hears of it, so a restarted host signs on from here
         await self._send(None, body)
 
-    def _afford_resync(self, conn: int, chain: int, have: int) -> None:
-        """Refuse (`rate_limited`) a resync over the conn's budget or over all conns' budget."""
+    def _afford_resync(self, conn: int, chain: int, have: int, seat: int | None) -> None:
+        """Refuse (`rate_limited`) a resync over the conn's budget, or over the budget of the
+        seat it is for (None: of all watchers)."""
         # Checked before the join or sync changes anything. A resync may replay a whole round
-        # (at most MAX_CHAIN bodies), so the bound is how often, per conn and for all conns.
+        # (at most MAX_CHAIN bodies), so the bound is how often, per conn and per seat, and
+        # for all watchers together.
         fresh = chain == self.round_number and 0 <= have <= len(self.log)
         cost = len(self.log) - have if fresh else len(self._prev_log) + len(self.log)
         now = time.monotonic()
         if not self._budget(conn).resyncs.take(now):
             raise ProtocolError("rate_limited", "too many resyncs; sync again in a minute")
-        if not self.resync_pace.take(now, min(cost, self.resync_pace.burst)):
+        pace = self.resync_pace if seat is None else self._seat_budget(seat).resyncs
+        if not pace.take(now, min(cost, pace.burst)):
             raise ProtocolError("rate_limited", "the host is busy; sync again in a few seconds")
 
     async def _resync(self, conn: int, first: list[bytes], chain: int, have: int) -> None:

@@ -65,7 +65,7 @@ from netplay.table.first_deck import HostFirstDeck
 from netplay.table.inbound import read_body
 from netplay.table.lobby import HostLobby
 from netplay.table.mental import HostMental
-from netplay.table.state import REFUSED_BURST, REFUSED_RATE, ConnBudget, Dropped, HostConfig, Seat
+from netplay.table.state import ConnBudget, Dropped, HostConfig, Seat
 from netplay.table.store import HostStore
 
 __all__ = ["Host", "HostConfig", "Seat"]
@@ -226,10 +226,7 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
 
     def _refusals(self, seat: int) -> TokenBucket:
         """The allowance of `seat`'s signed messages the host may still refuse or drop."""
-        bucket = self.refusals.get(seat)
-        if bucket is None:
-            bucket = self.refusals[seat] = TokenBucket(REFUSED_RATE, REFUSED_BURST)
-        return bucket
+        return self._seat_budget(seat).refused
 
     @staticmethod
     def _charge(refusals: TokenBucket | None) -> None:

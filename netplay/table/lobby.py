@@ -32,7 +32,7 @@ from netplay.messages import (
 )
 from netplay.protocol import MAX_CHAT, clean_name, join_proof_digest, pack, public_identity
 from netplay.table.dealing import MAX_CHAIN
-from netplay.table.state import Seat, TableState
+from netplay.table.state import SEAT_CHAT_LINES, Seat, TableState
 
 log = logging.getLogger("cardtui.host")
 
@@ -58,9 +58,13 @@ class HostLobby(TableState):
         wants_seat = msg.watch is not True or msg.token is not None
         if wants_seat and not proven and not await self._proves_key(conn, public, msg):
             return  # challenged: the join comes again, signed
-        self._afford_resync(conn, msg.c, msg.n)
         if index is None:
-            index = await self._take_seat(conn, msg, ident)
+            index = self._seat_to_take(msg, ident)
+        self._afford_resync(conn, msg.c, msg.n, index)
+        if index is not None and not self.seats[index].taken:
+            self.seats[index] = Seat(name=clean_name(msg.name, f"player {index}"),
+                                     sign=self._sign_for(index, msg.sign),
+                                     token=secrets.token_hex(16), ident=ident)
         await self._admit(conn, watch=index is None)
         if index is None:
             self.spectators.add(conn)
@@ -73,7 +77,12 @@ class HostLobby(TableState):
                 await self._send_lobby()
             return
         seat = self.seats[index]
+        old = seat.conn
         seat.conn, seat.away_since, seat.leaving = conn, None, False
+        if old is not None and old != conn:
+            # The seat came back on a new conn: the relay would keep counting the old one as a
+            # seat, and a seat re-joining from many conns would fill the room's seat slots.
+            await self._drop(old)
         self.spectators.discard(conn)  # a watcher that checked the host's key, then sat down
         self.on_event(f"seat {index} ({seat.name}) joined from conn {conn}")
         is_owner = self._is_owner(msg.owner)
@@ -107,6 +116,15 @@ class HostLobby(TableState):
             except ConnectionError:
                 log.warning("relay admit failed")
 
+    async def _drop(self, conn: int) -> None:
+        """Have the relay close a conn that no longer speaks for anyone here."""
+        self._departed(conn)
+        if self.relay is not None and not self.relay.closed:
+            try:
+                await self.relay.drop(conn)
+            except ConnectionError:
+                log.warning("relay drop failed")
+
     async def _start_if_everyone_is_in(self) -> None:
         if self.started or not all(s.taken for s in self.seats):
             return
@@ -116,7 +134,9 @@ class HostLobby(TableState):
             return
         await self.start_match()
 
-    async def _take_seat(self, conn: int, msg: Join, ident: str) -> int | None:
+    def _seat_to_take(self, msg: Join, ident: str) -> int | None:
+        """The seat a join from a conn without one would sit in (the token's, else the first
+        free one before the start), None to watch; it changes nothing."""
         token = msg.token
         index = self._seat_for_token(token.hex()) if token else None
         if index is not None:
@@ -128,13 +148,7 @@ class HostLobby(TableState):
             return index
         if msg.watch or self.started:
             return None
-        index = next((i for i, s in enumerate(self.seats) if not s.taken), None)
-        if index is not None:
-            self.seats[index] = Seat(
-                name=clean_name(msg.name, f"player {index}"),
-                sign=self._sign_for(index, msg.sign),
-                token=secrets.token_hex(16), ident=ident)
-        return index
+        return next((i for i, s in enumerate(self.seats) if not s.taken), None)
 
     def _sign_for(self, index: int, asked: str | None) -> str | None:
         """The sign a new seat asked for, else one drawn from the table's seed; None without signs."""
@@ -231,9 +245,21 @@ class HostLobby(TableState):
             if said >= MAX_OTHERS_CHAT:
                 raise ProtocolError("not_allowed", "enough chat from watchers for this round")
             self.others_chat = {self.round_number: said + 1}
+        else:
+            self._afford_seat_chat(index)
         name = self.seats[index].name if index is not None else f"watcher {conn}"
         text = "".join(ch for ch in text if ch.isprintable())
         await self._broadcast("chat", seat=index, name=name, text=text)
+
+    def _afford_seat_chat(self, index: int) -> None:
+        """Count a chat line of seat `index`, or refuse it over the seat's budget."""
+        budget = self._seat_budget(index)
+        said = budget.chat_lines.get(self.round_number, 0)
+        if said >= SEAT_CHAT_LINES:
+            raise ProtocolError("not_allowed", "you have said enough for this round")
+        if not budget.chat.take(time.monotonic()):
+            raise ProtocolError("rate_limited", "chat is one line every 2 s; slow down")
+        budget.chat_lines = {self.round_number: said + 1}
 
     def _is_owner(self, owner: bytes | None) -> bool:
         """Whether `owner` is the table's owner secret (the host's own app knows it)."""
@@ -338,5 +364,9 @@ class HostLobby(TableState):
         await self._start_if_everyone_is_in()
 
     async def _on_sync(self, conn: int, msg: Sync) -> None:
-        self._afford_resync(conn, msg.c, msg.n)
+        index = self.seat_of(conn)
+        if index is None and conn not in self.spectators:
+            # A conn that never joined would spend the watchers' resyncs without being one.
+            raise ProtocolError("not_allowed", "join the table before asking for a resync")
+        self._afford_resync(conn, msg.c, msg.n, index)
         await self._resync(conn, [], msg.c, msg.n)

@@ -30,9 +30,17 @@ from netplay.relay.guard import TokenBucket
 from netplay.session.events import SeatInfo
 from netplay.session.thinking import Thinkers
 
-# Resync answers from all conns together, in bodies a second: the game's own messages keep
-# the rest of what the relay lets the host send (its connection paces itself under that).
+# Resync answers, in bodies a second: for all who hold no seat together (watchers), and for
+# each seat on its own, kept across its connections, so that neither strangers nor one seat
+# coming back on fresh conns can spend what the others need to join or catch up. The game's
+# own messages keep the rest of what the relay lets the host send (its connection paces itself
+# under that).
 RESYNC_RATE, RESYNC_BURST = 100.0, 2000.0
+SEAT_RESYNC_RATE = 50.0
+# Chat lines of one seat, kept across its connections: 20 at once and one every 2 s after,
+# at most SEAT_CHAT_LINES in a chain, so one seat can neither silence the others (a chain
+# takes chat up to its bound, dealing.MAX_CHAIN) nor make the host save a long chain often.
+SEAT_CHAT_RATE, SEAT_CHAT_BURST, SEAT_CHAT_LINES = 0.5, 20.0, 300
 # Signed messages of one seat that the host refused or dropped (docs/PROTOCOL.md G3,
 # "Budgets"): each costs a signature check and perhaps a share's proof per position, and a
 # refused one moves no chain on, so it could be sent again without end. A seat has this many
@@ -125,6 +133,19 @@ class Epoch:
 
 
 @dataclass
+class SeatBudget:
+    """What one seat may make the host do, whichever conn it speaks from."""
+
+    refused: TokenBucket = field(default_factory=lambda: TokenBucket(REFUSED_RATE,
+                                                                      REFUSED_BURST))
+    resyncs: TokenBucket = field(default_factory=lambda: TokenBucket(SEAT_RESYNC_RATE,
+                                                                      RESYNC_BURST))
+    chat: TokenBucket = field(default_factory=lambda: TokenBucket(SEAT_CHAT_RATE,
+                                                                   SEAT_CHAT_BURST))
+    chat_lines: dict[int, int] = field(default_factory=dict)  # chain number: lines said in it
+
+
+@dataclass
 class ConnBudget:
     """What one conn may make the host do: requests, and resyncs of the round's chain."""
 
@@ -178,12 +199,14 @@ class TableState(ABC):
     spectators: set[int] = field(default_factory=set)
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
-    # Per seat, not per conn: a seat that connects again would otherwise start afresh.
-    refusals: dict[int, TokenBucket] = field(default_factory=dict)
+    # Per seat, not per conn: a seat that connects again would otherwise start afresh. Per
+    # seat number, not per person: one who takes a seat, leaves and takes it again in the
+    # lobby does not start afresh either.
+    seat_budgets: dict[int, SeatBudget] = field(default_factory=dict)
     lobbies: dict[int, int] = field(default_factory=dict)  # chain number: lobbies sent in it
     others_chat: dict[int, int] = field(default_factory=dict)  # chain: lines from non-seats
     resync_pace: TokenBucket = field(default_factory=lambda: TokenBucket(RESYNC_RATE,
-                                                                          RESYNC_BURST))
+                                                                          RESYNC_BURST))  # watchers
     done: asyncio.Event = field(default_factory=asyncio.Event)
     rematched: asyncio.Event = field(default_factory=asyncio.Event)
     _after: int = 0
@@ -195,6 +218,13 @@ class TableState(ABC):
     _game_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     _flusher: DiskFlusher = field(default_factory=DiskFlusher)
+
+    def _seat_budget(self, seat: int) -> SeatBudget:
+        """What seat number `seat` may still make the host do, from whichever conn."""
+        budget = self.seat_budgets.get(seat)
+        if budget is None:
+            budget = self.seat_budgets[seat] = SeatBudget()
+        return budget
 
     # -- netplay/table/host.py ------------------------------------------------
 
@@ -251,8 +281,9 @@ class TableState(ABC):
         """`_broadcast`, for a caller that holds the send lock."""
 
     @abstractmethod
-    def _afford_resync(self, conn: int, chain: int, have: int) -> None:
-        """Refuse (`rate_limited`) a resync over the conn's budget or over all conns' budget."""
+    def _afford_resync(self, conn: int, chain: int, have: int, seat: int | None) -> None:
+        """Refuse (`rate_limited`) a resync over the conn's budget, or over the budget of the
+        seat it is for (None: of all watchers)."""
 
     @abstractmethod
     async def _resync(self, conn: int, first: list[bytes], chain: int, have: int) -> None:

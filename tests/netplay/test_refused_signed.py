@@ -142,4 +142,4 @@ async def test_signed_messages_from_a_conn_without_a_seat_spend_its_request_budg
     for _ in range(25):
         await host._on_frame(7, pack("s", c=0, m=message.to_wire()))
     assert [code for _, code in host.refused] == ["not_allowed"] * 20 + ["rate_limited"] * 5
-    assert host.refusals == {}
+    assert host.seat_budgets == {}
