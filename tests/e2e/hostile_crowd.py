@@ -7,12 +7,13 @@ SECONDS, writing what they saw to OUT as JSON:
 
 - `seat-conns`: takes a free seat (its key proven), then joins that seat again with its token
   and key from 15 more conns, one every 0.2 s, holding every one open: a relay that kept
-  counting each as a seat would have no seat slot left for anyone else. OUT: each conn's
-  close code (None: still open).
+  counting each as a seat would have no seat slot left for anyone else. OUT (then it prints
+  `holding` and holds its last conn, never moving): each conn's close code (None: open).
 - `starve`: holds no seat. It fills the lobby's chain with the chat its watchers may say, then
   opens a fresh conn every 0.08 s from one of eight source addresses, each sending three
   `sync`s and a watcher's `join` (a newcomer pays for the whole chain): a shared budget for
-  every resync would never have enough left for a seat's join. OUT: the answers it got.
+  every resync would never have enough left for a seat's join. It prints `starving` as it
+  begins that. OUT: the answers it got (written every 50 conns, and at the end).
 - `chat-flood`: takes a free seat, then says long chat lines as fast as its conn may send,
   joining its seat again from a fresh conn (with a fresh conn budget) every 20 lines. OUT:
   how many of its lines the host signed into the chain, and the refusals.
@@ -76,9 +77,11 @@ async def seat_conns(url: str, room: str | None, out: Path, seconds: float) -> N
             await sit(peer, identity, token)
             peers.append(peer)
             readers.append(asyncio.create_task(drain(peer)))
-        await asyncio.sleep(max(0.0, stop - time.monotonic()))
+        await asyncio.sleep(2)  # for the closes to arrive
         out.write_text(json.dumps({"seat": welcome["seat"],
                                    "closed": [p.ws.close_code for p in peers]}))
+        print("holding", flush=True)
+        await asyncio.sleep(max(0.0, stop - time.monotonic()))
         for reader in readers:
             reader.cancel()
         for peer in peers:
@@ -120,11 +123,14 @@ async def starve(url: str, room: str | None, out: Path, seconds: float) -> None:
             await one_watcher(sessions[SOURCES[i % len(SOURCES)]], 20)
         shots: set[asyncio.Task[None]] = set()
         sent = 0
+        print("starving", flush=True)
         while time.monotonic() < stop:
             task = asyncio.create_task(one_shot(sessions[SOURCES[sent % len(SOURCES)]]))
             shots.add(task)
             task.add_done_callback(shots.discard)
             sent += 1
+            if sent % 50 == 0:  # so far: a test may read it while the attack goes on
+                out.write_text(json.dumps({"conns": sent, "answers": answers}))
             await asyncio.sleep(0.08)
         await asyncio.gather(*shots, return_exceptions=True)
         out.write_text(json.dumps({"conns": sent, "answers": answers}))
