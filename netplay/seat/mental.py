@@ -50,7 +50,7 @@ from netplay.messages import (
     decode,
 )
 from netplay.protocol import HOST_SENDER, pack, read_numbers
-from netplay.seat.state import SeatState
+from netplay.seat.state import TIME_RAN_OUT, SeatState
 from netplay.session.events import MoveMade, Notice
 
 FORWARD_SECONDS = 10.0
@@ -499,7 +499,7 @@ class SeatMental(SeatState):
             self._timed_out = position
             move = await choose_off_loop(bot, view.view(me))
             if self.view is view and len(view.history) == position[1] and not play.moves:
-                self.emit(Notice("your time ran out: your seat's bot moved for you", "warning"))
+                self.emit(Notice(TIME_RAN_OUT, "warning"))
                 try:
                     await self.submit(move)
                 except IllegalMove as exc:

@@ -87,6 +87,7 @@ from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_REPLACED
 from netplay.seat.checks import ClientChecks
 from netplay.seat.first_deck import SeatFirstDeck
 from netplay.seat.keyfile import SeatIdentity
+from netplay.seat.state import TIME_RAN_OUT
 from netplay.session.events import (
     Event,
     MatchEnded,
@@ -242,7 +243,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             except (ConnectionError, aiohttp.ClientError, OSError, ProtocolError) as exc:
                 why = f"reconnecting failed: {exc}"
             delay = min(delay * 2, BACKOFF_MAX)
-            self.emit(Notice(f"{why}; trying again in {delay:g} s", "warning"))
+            # Logged, not popped up: the status line already says the host is out of reach.
+            self.emit(Notice(f"{why}; trying again in {delay:g} s"))
         return False
 
     async def _on_relay(self, msg: RelayEvent) -> None:
@@ -510,6 +512,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         description = view.describe(effect).replace(f"seat {seat}", name, 1)
         self.emit(MoveMade(seat, move, description, view.copy()))
+        if seat == self.my_seat and msg.by is None and msg.timeout is True:
+            self.emit(Notice(TIME_RAN_OUT, "warning"))
 
     def _on_match_end(self, msg: MatchEnd) -> None:
         self.result = {"game": self.game, "scores": read_numbers(msg.scores,
@@ -621,8 +625,11 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
     async def close(self, leave: bool = False) -> None:
         """Leave the table; in a deal by mental poker, hand this seat's round key over first,
         so the round goes on with the host's bot in the seat; elsewhere, when the person chose
-        to `leave`, say so: the bot plays the seat at once, not after the table's away time."""
-        if not self.closed and self._handover():
+        to `leave`, say so: the bot plays the seat at once, not after the table's away time.
+        A seat that `closes_table` does neither: nobody plays on."""
+        if self.closes_table:
+            pass
+        elif not self.closed and self._handover():
             self._handing_over.clear()
             outgoing, self._out = self._out, []
             for body in outgoing:

@@ -42,6 +42,8 @@ from netplay.session.events import GameSession, MatchStarted, RoundStarted, Seat
 
 M = TypeVar("M", bound=Message)
 
+TIME_RAN_OUT = "your time ran out: your seat's bot moved for you"  # the turn timer (G4)
+
 
 @dataclass
 class SeatState(GameSession, ABC):
@@ -117,6 +119,9 @@ class SeatState(GameSession, ABC):
     away_for: float = 0.0  # how long this seat's last absence from the table lasted
     _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False
+    # The host's own seat in `cardtui host`: its leaving stops the table, so it hands nothing
+    # over (a resumed host deals the round in play again, this seat in it).
+    closes_table: bool = False
     rematch_any: bool = False  # any seated person may offer a rematch here (a server's table)
     turn_seconds: int | None = None  # the table's turn timer (PROTOCOL.md G4), if it has one
     turn_since: float | None = None  # when this client saw the current turn begin

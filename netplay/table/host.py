@@ -258,8 +258,8 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
             except (ConnectionError, RelayClosed):
                 log.warning("relay send failed")
 
-    async def say_closing(self, why: str = "the host closed the table (cardtui host --resume"
-                          " on the host's side opens it again)") -> None:
+    async def say_closing(self, why: str = "the host closed the table; `cardtui host --resume`"
+                          " on the host's side opens it again") -> None:
         """Tell every seat and watcher here that the table is closing, and `why`, before the
         host stops: each then says so and stops, where it would try to reconnect without end."""
         here = {seat.conn for seat in self.seats if seat.conn is not None} | self.spectators

@@ -316,12 +316,12 @@ class HostMental(TableState):
 
     async def _mental_resume(self, epoch: int) -> None:
         """After a restart mid-deal (the host's bots' key is lost with the old process): void
-        the deal and deal the round again with the same parties."""
+        the deal and deal the round again with the same parties, but for those who handed
+        their key over (the void names them, as it would have before the restart)."""
         async with self._game_lock:
             match = self.match
             assert match is not None
             self.round_scored = False
             self.mental = self._mental_play(self.round_number, epoch)
             self.mental.drain()  # a key that is never sent: only the void below matters
-            self.handed = set()
             await self._mental_void([], "the host started again")

@@ -55,10 +55,12 @@ class HostStore(TableState):
             "host_secret": self.relay.host_secret.hex() if self.relay and self.relay.host_secret
             else None,
             # A deal by mental poker cannot go on after a restart (the bots' key is gone): its
-            # last epoch is kept so the deal made again starts past it.
+            # last epoch is kept so the deal made again starts past it. Seats that handed their
+            # key over are kept apart: they are parties of the deal in play, and the void that
+            # deals it again must name them as gone, as every seat's view of that deal has them.
             "mental": None if self.mental is None else {
                 "epoch": self.mental.mental.epoch, "moves": self.deal_moves,
-                "stand_ins": sorted(self.stand_ins | self.handed)},
+                "stand_ins": sorted(self.stand_ins), "handed": sorted(self.handed)},
         }
         # Private: it holds this round's seeds, and whoever reads it knows the deck. Renamed into
         # place before anyone hears of the step, so a restarted process signs on from here; the
@@ -140,6 +142,7 @@ class HostStore(TableState):
                 and host.round_number == host.match.rounds_played + 1):
             host.resume_epoch = int(mental["epoch"])
             host.stand_ins = {int(s) for s in mental["stand_ins"]}
+            host.handed = {int(s) for s in mental.get("handed", [])}
             host.deal_moves = int(mental.get("moves", 0))
         secret = bytes.fromhex(data["host_secret"]) if data.get("host_secret") else None
         return host, data.get("room"), secret

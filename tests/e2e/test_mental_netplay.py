@@ -134,6 +134,32 @@ def test_a_seat_that_handed_its_key_over_and_comes_back_voids_nothing(processes:
     assert_same_result(results(procs.tmp, ["r0", "r1", "r2", "r3"]), host_result(procs))
 
 
+def test_a_host_resumed_after_a_handover_deals_that_seat_out_and_every_check_holds(
+        processes: Procs) -> None:
+    """FAIRNESS.md A8: p3 hands its key over, then the host is killed and resumed mid-round.
+    The void that deals the round again names p3 as gone (every seat's view of the deal in play
+    has p3 as a party whose key the host held), so no seat's check fails; p3 comes back with
+    its seat file, and all five processes finish with the host's result."""
+    procs = processes
+    host, port, seats = p3_quits_mid_round(procs)
+    os.killpg(host.pid, signal.SIGKILL)
+    host.wait()
+    again = procs.start("host2", "host", "--headless", "--port", str(port), "--bind",
+                        "127.0.0.1", "--result", str(procs.tmp / "host.json"),
+                        "--save", str(procs.tmp / "hosted.json"), "--speed", "0.05",
+                        "--away-timeout", "600", "--resume")
+    procs.wait_for_log("host2", r"others run")
+    back = procs.start("seat3b", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p3",
+                       "--result", str(procs.tmp / "r3.json"),
+                       "--seat-file", str(procs.tmp / "seat3.id"), "--sign", "leo")
+    wait_all([again, *seats[:3], back], timeout=600)
+    assert_same_result(results(procs.tmp, ["r0", "r1", "r2", "r3"]), host_result(procs))
+    assert re.search(r"voided \(the host started again\).*the host's bots play seat \d \(p3\)",
+                     procs.log("host2"))
+    for seat in ("seat0", "seat1", "seat2", "seat3b"):
+        assert "check failed" not in procs.log(seat), procs.log(seat)
+
+
 def test_house_rules_apply_to_a_table_dealt_by_mental_poker(processes: Procs) -> None:
     """RULES 2.3 under max-row=3, target=1500 on a mental-poker table: every seat's and the
     host's view check moves by the table's rules and the match ends at 1,500."""

@@ -13,6 +13,7 @@ from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.session.events import SeatInfo
 from netplay.table.host import Host, HostConfig
+from tests.tui.conftest import log_text
 from tests.tui.test_seats import close_table, wait_until
 from tui.app import CardApp
 from tui.screens.game import GameScreen
@@ -47,6 +48,8 @@ async def test_the_players_panel_counts_down_and_the_bot_moves_when_time_is_up()
         await wait_until(pilot, lambda: sum(1 for e in me.view.history if e.seat == me.my_seat)
                          > mine, "the bot's move for this seat", limit=20)
         assert not me.failures  # a timed-out move is no fault of the dealer's
+        # It said so: the move just appeared under the player's hand before.
+        await wait_until(pilot, lambda: "your time ran out" in log_text(app), "the notice")
     await close_table(relay, conn, serving, me)
 
 

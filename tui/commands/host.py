@@ -203,7 +203,7 @@ async def host_main(args: argparse.Namespace) -> int:
         name, sign = name_and_sign(args.name, args.sign)
         seat = RemoteSession(game="", url=url, room=conn.room, name=name, sign=sign,
                              owner=bytes.fromhex(config.owner_secret or ""),
-                             identity_path=host_seat_file(save), tls=tls)
+                             identity_path=host_seat_file(save), tls=tls, closes_table=True)
         seat_app = asyncio.create_task(run_seat_app(seat, ascii_only=args.ascii,
                                                     join_hint=join_hint))
     waiters = [serving, asyncio.create_task(stop.wait())] + ([seat_app] if seat_app else [])
@@ -221,9 +221,17 @@ async def host_main(args: argparse.Namespace) -> int:
     await conn.close()
     if relay is not None:
         await relay.close()
+    if not host.finished and host.started and save.exists():
+        again = "cardtui host --resume" + (f" --save {args.save}" if args.save else "")
+        say(f"the table is closed; the game is saved in {save}: {again} continues it")
     refused = serving.exception() if serving.done() and not serving.cancelled() else None
     if refused is not None:
         raise refused  # the relay refused the room back
+    if seat_app is not None and seat_app.done() and not seat_app.cancelled():
+        if (failed := seat_app.exception()) is not None:
+            raise failed  # the app could not take its seat or stopped: say why, not status 0
+        if status := seat_app.result():
+            return status  # it said why (take_seat reports a refusal, the app its end)
     if lost and relay is None:
         code = conn.close_code
         say(f"lost the relay before the match ended{f' (close code {code})' if code else ''}")
