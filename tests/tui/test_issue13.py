@@ -346,6 +346,21 @@ async def test_a_window_below_80x24_says_so() -> None:
         assert not screen.has_class("-too-small")
 
 
+async def test_a_window_below_80x24_takes_no_move_keys_until_it_grows() -> None:
+    app = zodiak_app(["9S", "10S", "JS", "4C"])
+    async with app.run_test(size=(70, 20)) as pilot:
+        screen = await settle(pilot)
+        hand = list(screen.hand)
+        assert screen.check_action("draw", ()) is False
+        assert screen.check_action("quit_match", ()) is not False
+        await pilot.press("d", "enter", "space")
+        await pilot.pause()
+        assert list(screen.hand) == hand  # nothing drawn or played blind
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert screen.check_action("draw", ()) is not False
+
+
 async def test_no_empty_last_run_box_and_a_run_on_one_line_at_120x40() -> None:
     app = zodiak_app(["9S", "10S", "JS", "4C"])
     async with app.run_test(size=(120, 40)) as pilot:

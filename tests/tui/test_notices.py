@@ -100,3 +100,24 @@ async def test_chat_read_in_the_lobby_is_logged_but_not_popped_up_again() -> Non
         assert "p1: hello" in log_text(app) and "p1: ready?" in log_text(app)
         shown = [n.message for n in app._notifications][before:]
         assert shown == ["p1: good luck"]
+
+
+async def test_a_long_reconnect_pops_up_when_the_host_goes_and_comes_back_not_every_try() -> None:
+    """Every try of a reconnect popped up over the hand; the status line already says the
+    host is out of reach. The log keeps every line; a pop-up says the change of state."""
+    app = fresh_app("zodiak", 2, seed=3)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = game_screen(app)
+        before = len(app._notifications)
+        screen.session.emit(Notice("connection lost; reconnecting…", "warning", state=True))
+        for delay in (1, 2, 4, 8, 8, 8):
+            screen.session.emit(Notice(f"reconnecting failed: refused; trying again in {delay} s"))
+        screen.session.emit(Notice("the host is away; waiting for it to come back", "warning",
+                                   state=True))
+        screen.session.emit(Notice("reconnected", state=True))
+        await settle(pilot)
+        shown = [n.message for n in app._notifications][before:]
+        assert shown == ["connection lost; reconnecting…"], shown  # "reconnected" is info
+        assert "trying again in 8 s" in log_text(app)
+        assert screen.halted == ""

@@ -229,6 +229,23 @@ async def test_a_seat_back_in_a_match_under_way_is_told_so_not_to_get_ready() ->
         assert "you are dealt in at the next round" in help_text
 
 
+async def test_the_hosts_seat_back_in_a_match_under_way_is_offered_no_lobby_changes() -> None:
+    """A resumed host's own seat waits in the lobby for the next deal: F3 to F7 (bots, start,
+    house rules) did nothing there, as the host refuses them once the match is under way, yet
+    the footer offered them."""
+    session = unstarted_seat(SeatInfo("Me", "leo"), SeatInfo("bot 1", "leo", "greedy"))
+    session.is_owner = True
+    session.table_started = True
+    app = LobbyOf(session)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: "under way" in str(
+            app.screen.query_one("#seats-help", Static).render()), "the words")
+        keys = footer_keys(app)
+        for label in ("Add bot", "Drop bot", "Start", "Bot kind", "House"):
+            assert label not in keys, keys
+        assert "F5" not in str(app.screen.query_one("#seats-help", Static).render())
+
+
 async def test_seats_that_saw_the_lobby_wait_are_told_the_deal_is_coming() -> None:
     """Both players pressed F2 and the match began: while the first deal was made (a few
     seconds with mental poker) they read "you are dealt in at the next round", which is the

@@ -140,16 +140,21 @@ def run_start_screen(ascii_only: bool = False) -> int:
         if not app.next_command:
             return status
         argv = [*app.next_command, *(["--ascii"] if ascii_only else [])]
+        failure = None
         if argv[0] != "join":
-            return run_command(argv)
-        args = command_arguments(argv)
-        status, reason = join_from_start_screen(args)
-        if reason is None:
-            return status
-        # No seat taken (a typo, nobody at that address): back to the Join screen, saying why.
-        failure = JoinFailure(args.target, reason)
-        defaults = replace(defaults, name=args.name or defaults.name,
-                           sign=args.sign or defaults.sign)
+            status = run_command(argv)
+        else:
+            args = command_arguments(argv)
+            status, reason = join_from_start_screen(args)
+            defaults = replace(defaults, name=args.name or defaults.name,
+                               sign=args.sign or defaults.sign)
+            if reason is not None:
+                # No seat taken (a typo, nobody at that address): back to the Join screen.
+                failure = JoinFailure(args.target, reason)
+                continue
+        if status != 0:
+            return status  # what went wrong stays on the terminal, not under a new screen
+        # Left the table in good order: back to the start screen it was chosen from.
 
 
 def command_arguments(argv: list[str]) -> argparse.Namespace:

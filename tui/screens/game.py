@@ -73,8 +73,10 @@ TALL = 32
 COMPACT_FOOTER_BELOW = 90
 # How long the last move stays highlighted.
 FRESH_SECONDS = 2.5
-# Smaller than this, the screen says so instead of drawing a table nobody can read.
+# Smaller than this, the screen says so instead of drawing a table nobody can read, and takes
+# only these keys.
 MIN_SIZE = (80, 24)
+KEYS_WHEN_TOO_SMALL = frozenset({"quit_match", "help"})
 # Notices pop up at most this many within TOAST_SECONDS (a failed check always does); the log
 # keeps every one, so a host sending refusals or chat without end cannot bury the table in them.
 TOASTS_AT_ONCE = 3
@@ -122,7 +124,7 @@ class GameScreen(Screen[None]):
         self.history: list[tuple[int, int | None, int, tuple[int, ...]]] = []
         self.was_my_turn = False
         self.halted = ""  # why nobody can move now (the host is out of reach), or ""
-        self._bindings_shown: tuple[bool, ...] | None = None  # what the footer was drawn for
+        self._bindings_shown: tuple[object, ...] | None = None  # what the footer was drawn for
         self._fresh_timer: Timer | None = None
 
     # -- layout -------------------------------------------------------------
@@ -180,7 +182,9 @@ class GameScreen(Screen[None]):
         wide = width >= WIDE
         self.set_class(wide, "-wide")
         small = width < MIN_SIZE[0] or self.app.size.height < MIN_SIZE[1]
-        self.set_class(small, "-too-small")
+        if small != self.has_class("-too-small"):
+            self.set_class(small, "-too-small")
+            self.refresh_bindings()
         tall = self.app.size.height >= TALL
         self.set_class(tall, "-tall")
         for row in self.query(CardRow):
@@ -343,6 +347,7 @@ class GameScreen(Screen[None]):
                 self.seats = event.seats
         elif isinstance(event, Notice):
             self.write_log(event.text, note=True)
+            halted_before = bool(self.halted)
             # While the host is out of reach nobody's move counts: do not invite one. Only the
             # session's own `state` notices say so (a host's refusal or a chat line may read alike).
             if event.state:
@@ -353,7 +358,11 @@ class GameScreen(Screen[None]):
                     result.close("again")  # shown again below, without a rematch to offer
             lobby_chat = event.level == "chat" and self._lobby_chat > 0
             self._lobby_chat -= lobby_chat
-            if event.level != "info" and not lobby_chat and self._may_toast(event):
+            # The status line shows the connection's state: a toast only when it changes, not
+            # one for every try of a reconnect.
+            repeated = event.state and bool(self.halted) == halted_before
+            if event.level != "info" and not lobby_chat and not repeated \
+                    and self._may_toast(event):
                 self.notify(literal(event.text).plain, markup=False,
                             severity=TOAST_SEVERITY.get(event.level, "information"))
         self.show_view()
@@ -542,10 +551,15 @@ class GameScreen(Screen[None]):
         a minute. What `check_action` answers depends only on these.
         """
         shown = (self.my_turn, self.reviewing, self.has_class("-building"), self.my_seat is None,
-                 self.match_over, self.table_gone is not None)
+                 self.match_over, self.table_gone is not None, *self.footer_state())
         if shown != self._bindings_shown:
             self._bindings_shown = shown
             self.refresh_bindings()
+
+    def footer_state(self) -> tuple[object, ...]:
+        """What else a game's `check_action` answers depend on (the footer is redrawn when it
+        changes)."""
+        return ()
 
     def _turn_left(self) -> int | None:
         left = self.session.turn_left()
@@ -642,8 +656,15 @@ class GameScreen(Screen[None]):
     # -- actions ------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("cursor", "cursor_to", "cursor_line") and self.my_seat is None:
-            return False  # a watcher has no hand to move along
+        if self.has_class("-too-small") and action not in KEYS_WHEN_TOO_SMALL:
+            return False  # a key must not act on a table the player cannot see
+        return self.allows(action, parameters)
+
+    def allows(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Whether `action` may run now (Textual's check_action, for a table that is shown)."""
+        if action in ("cursor", "cursor_to", "cursor_line") and (
+                self.my_seat is None or self.match_over):
+            return False  # a watcher has no hand to move along, a finished match no move
         if action == "log_page":
             return not self.has_class("-building")
         if action == "show_result":

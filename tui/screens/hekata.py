@@ -146,7 +146,7 @@ class HekataScreen(GameScreen):
 
     # -- actions ------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def allows(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("choose", "hint", "expert_hint") and (self.match_over or self.table_gone):
             return False  # looking back at a finished match, or a closed table: nothing to lay
         if action in ("choose", "hint", "expert_hint", "sort") and self.my_seat is None:
@@ -157,8 +157,8 @@ class HekataScreen(GameScreen):
             return self.builder is not None
         if action in ("cursor", "cursor_line", "sort"):
             # A watcher has no hand to move along (the base class says so for every game).
-            return self.builder is None and super().check_action(action, parameters) is not False
-        return super().check_action(action, parameters)
+            return self.builder is None and super().allows(action, parameters) is not False
+        return super().allows(action, parameters)
 
     async def action_choose(self) -> None:
         view = self.deal_view

@@ -56,7 +56,9 @@ class SeatsScreen(Screen[None]):
     SeatsScreen #say { margin: 0 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f2", "toggle_ready", "Ready"),
+        # One key, named for what it does now (check_action shows the one that applies).
+        Binding("f2", "ready(True)", "Ready"),
+        Binding("f2", "ready(False)", "Not ready"),
         Binding("f3", "add_bot", "Add bot"),
         Binding("f4", "remove_bot", "Drop bot"),
         Binding("f5", "start", "Start"),
@@ -137,7 +139,8 @@ class SeatsScreen(Screen[None]):
             f"{session.game.capitalize()} for {len(seats)} · room {room} · {where}"
             f" · {taken}/{len(seats)} seats taken"))
         # The footer names the keys; at 80x24 the whole lobby must fit without scrolling.
-        owner_keys = " F5 starts now, bots in the empty seats." if session.is_owner else ""
+        owner_keys = (" F5 starts now, bots in the empty seats."
+                      if session.is_owner and not session.table_started else "")
         hint = session.extra.get("join_hint", "")
         fingerprint = session.fingerprint()
         self.query_one("#seats-help", Static).update(literal(
@@ -182,15 +185,21 @@ class SeatsScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("add_bot", "remove_bot", "change_bot", "start", "house_rules"):
-            return self.session.is_owner
-        if action == "toggle_ready":
-            return self.session.my_seat is not None and not self.session.table_started
+            # Under way (a resumed host's seat waits here for the next deal), seats and rules
+            # are the match's own: the host refuses a change, so the footer offers none.
+            return self.session.is_owner and not self.session.table_started
+        if action == "ready":
+            return (self.session.my_seat is not None and not self.session.table_started
+                    and parameters[:1] != (self._am_ready(),))
         return True
 
-    async def action_toggle_ready(self) -> None:
+    def _am_ready(self) -> bool:
         seat = self.session.my_seat
-        if seat is not None and seat < len(self.seats):
-            await self.session.set_ready(not self.seats[seat].ready)
+        return seat is not None and seat < len(self.seats) and self.seats[seat].ready
+
+    async def action_ready(self, ready: bool) -> None:
+        if self.session.my_seat is not None:
+            await self.session.set_ready(ready)
 
     async def action_add_bot(self) -> None:
         empty = next((i for i, seat in enumerate(self.seats) if not seat.name), None)

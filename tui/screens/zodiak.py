@@ -49,7 +49,7 @@ class ZodiakScreen(GameScreen):
         Binding("h", "hint", "Hint"),
         Binding("H", "expert_hint", "Expert hint", show=False),
         Binding("escape", "clear", "Clear", key_display="esc"),
-        Binding("o", "sort", "Sort", show=False),
+        Binding("o", "sort", "Sort"),
         *COMMON_BINDINGS,
     ]
 
@@ -105,6 +105,7 @@ class ZodiakScreen(GameScreen):
         self._show_pile(view)
         self._show_hand(view)
         self._show_status(view)
+        self.update_bindings()  # esc Clear comes and goes with the cards picked
 
     def _show_last_run(self) -> None:
         if isinstance(self.last_move, Run) and self.last_mover is not None:
@@ -193,12 +194,23 @@ class ZodiakScreen(GameScreen):
 
     # -- actions ------------------------------------------------------------
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def allows(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("play", "draw", "hint", "expert_hint", "select", "clear"):
             if self.my_seat is None or self.match_over or self.table_gone:
                 return False  # a watcher has no hand, a finished match or closed table no moves
+            if action == "clear" and not self.picked():
+                return False  # nothing to clear: the footer has room for o Sort at 80 columns
             return True if self.my_turn else None
-        return super().check_action(action, parameters)
+        if action == "sort" and self.picked():
+            return False  # mid-run: esc Clear takes its place, so ASCII keys fit 80 columns
+        return super().allows(action, parameters)
+
+    def picked(self) -> bool:
+        """Whether cards are picked for a run (or a hint's suit is set): esc clears them."""
+        return bool(self.selected) or self.hint_suit is not None
+
+    def footer_state(self) -> tuple[object, ...]:
+        return (self.picked(),)
 
     def composing(self) -> object:
         return (self.cursor, tuple(self.selected), self.hint_suit)
