@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import ContentSwitcher, Markdown, Select
+from textual.widgets import ContentSwitcher, Input, Markdown, Select
 
 from engine.house import HouseRules
 from tests.tui.conftest import app_from_deal, fresh_app, game_screen, log_text, settle
@@ -37,6 +37,20 @@ async def test_start_screen_plays_the_chosen_game() -> None:
         screen = await settle(pilot)
         assert isinstance(screen, HekataScreen)
         assert len(screen.seats) == 4 and screen.seats[0].name == "Me"
+
+
+async def test_escape_in_the_start_screens_name_field_leaves_the_field_not_the_program() -> None:
+    app = CardApp(defaults=MatchOptions("zodiak", 3, "Me", "leo", seed=1, speed=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#name", Input).focus()
+        await pilot.press("b", "o", "escape")
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, StartScreen)
+        assert app.screen.query_one("#name", Input).value == "bo"  # typed over the selection
+        await pilot.press("escape")  # from nowhere in particular: quit
+        await pilot.pause()
+        assert not app.is_running
 
 
 async def test_start_screen_seats_the_chosen_bot_kind() -> None:

@@ -43,7 +43,7 @@ class StartScreen(Screen[None]):
         Binding("o", "host", "Host"),
         Binding("j", "join", "Join"),
         Binding("question_mark", "help", "Help", key_display="?"),
-        Binding("escape", "app.quit", "Quit"),
+        Binding("escape", "escape", "Quit"),
         # As on every other screen (typed in a field, q is a letter there).
         Binding("q", "app.quit", "Quit", show=False),
     ]
@@ -156,6 +156,13 @@ class StartScreen(Screen[None]):
             bots=tuple(str(self.query_one("#bot-kind", Select).value).split(",")),
             seed=self.defaults.seed, speed=self.defaults.speed,
             house=self.query_one("#house", HouseRulesInput).rules())
+
+    async def action_escape(self) -> None:
+        """Leave the field being typed in; from nowhere in particular, quit."""
+        if isinstance(self.focused, Input):
+            self.set_focus(None)  # a slip of the finger mid-name must not end the program
+            return
+        await card_app(self.app).leave()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # An open drop-down takes enter for itself.
