@@ -627,9 +627,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         so the round goes on with the host's bot in the seat; elsewhere, when the person chose
         to `leave`, say so: the bot plays the seat at once, not after the table's away time.
         A seat that `closes_table` does neither: nobody plays on."""
-        if self.closes_table:
-            pass
-        elif not self.closed and self._handover():
+        plays_on = not self.closed and not self.closes_table
+        if plays_on and self._handover():
             self._handing_over.clear()
             outgoing, self._out = self._out, []
             for body in outgoing:
@@ -638,7 +637,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 await asyncio.wait_for(self._handing_over.wait(), HANDOVER_SECONDS)
             except TimeoutError:
                 log.info("the host did not forward this seat's handover in time")
-        elif leave and not self.closed and self.my_seat is not None and self.result is None:
+        elif leave and plays_on and self.my_seat is not None and self.result is None:
             # Also before this client saw the deal (it may lag the host); in the lobby the host
             # refuses it, and frees the seat when the connection goes.
             await self._send(pack("leave"))

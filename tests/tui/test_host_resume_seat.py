@@ -25,6 +25,23 @@ async def first_match_started(session: RemoteSession) -> MatchStarted:
     raise AssertionError("the session closed before the match started")
 
 
+def host_seat(url: str, room: str | None, config: HostConfig, save: Path,
+              **extra: bool) -> RemoteSession:
+    """The host's own seat as `cardtui host` opens it: the owner secret, the seat file."""
+    return RemoteSession(game="", url=url, room=room, name="Hana",
+                         owner=bytes.fromhex(config.owner_secret or ""),
+                         identity_path=host_seat_file(save), **extra)
+
+
+async def resume_host(url: str, config: HostConfig, save: Path
+                      ) -> tuple[Host, RelayConnection, asyncio.Task[None]]:
+    """`cardtui host --resume`: the saved table, its room opened again, served."""
+    resumed, room, secret = Host.resume(config, save)
+    resumed.on_event = lambda line: None
+    conn = await RelayConnection.open_room(url, room, secret)
+    return resumed, conn, asyncio.create_task(resumed.serve(conn))
+
+
 async def test_the_resumed_host_seats_its_own_app_again(tmp_path: Path) -> None:
     relay = await start_relay("127.0.0.1", 0)
     url = f"ws://127.0.0.1:{relay.port}/ws"
@@ -36,12 +53,10 @@ async def test_the_resumed_host_seats_its_own_app_again(tmp_path: Path) -> None:
                           owner_secret=secrets.token_hex(16))
 
     first = config()
-    owner = first.owner_secret or ""
     conn = await RelayConnection.open_room(url)
     host = Host(first, on_event=lambda line: None)
     serving = asyncio.create_task(host.serve(conn))
-    mine = RemoteSession(game="", url=url, room=conn.room, name="Hana",
-                         owner=bytes.fromhex(owner), identity_path=host_seat_file(save))
+    mine = host_seat(url, conn.room, first, save)
     again = None
     try:
         await mine.start()
@@ -52,13 +67,8 @@ async def test_the_resumed_host_seats_its_own_app_again(tmp_path: Path) -> None:
         serving.cancel()
         await conn.close()
 
-        resumed, room, secret = Host.resume(config(), save)
-        resumed.on_event = lambda line: None
-        conn = await RelayConnection.open_room(url, room, secret)
-        serving = asyncio.create_task(resumed.serve(conn))
-        again = RemoteSession(game="", url=url, room=room, name="Hana",
-                              owner=bytes.fromhex(resumed.config.owner_secret or ""),
-                              identity_path=host_seat_file(save))
+        resumed, conn, serving = await resume_host(url, config(), save)
+        again = host_seat(url, conn.room, resumed.config, save)
         await again.start()
         await asyncio.wait_for(again.wait_seated(), WAIT)
         assert again.my_seat == seat  # not a watcher, not a fresh seat
@@ -98,9 +108,7 @@ async def test_closing_the_table_hands_nothing_over_and_the_resumed_round_deals_
     conn = await RelayConnection.open_room(url)
     host = Host(first, on_event=lambda line: None)
     serving = asyncio.create_task(host.serve(conn))
-    mine = RemoteSession(game="", url=url, room=conn.room, name="Hana",
-                         owner=bytes.fromhex(first.owner_secret or ""),
-                         identity_path=host_seat_file(save), closes_table=True)
+    mine = host_seat(url, conn.room, first, save, closes_table=True)
     again = None
     try:
         await mine.start()
@@ -113,13 +121,8 @@ async def test_closing_the_table_hands_nothing_over_and_the_resumed_round_deals_
         serving.cancel()
         await conn.close()
 
-        resumed, room, secret = Host.resume(config(), save)
-        resumed.on_event = lambda line: None
-        conn = await RelayConnection.open_room(url, room, secret)
-        serving = asyncio.create_task(resumed.serve(conn))
-        again = RemoteSession(game="", url=url, room=room, name="Hana",
-                              owner=bytes.fromhex(resumed.config.owner_secret or ""),
-                              identity_path=host_seat_file(save), closes_table=True)
+        resumed, conn, serving = await resume_host(url, config(), save)
+        again = host_seat(url, conn.room, resumed.config, save, closes_table=True)
         await again.start()
         await until(lambda: again.view is not None and again.mental is not None, "the deal")
         assert again.round_number == 1 and again.mental.party == seat  # dealt in, not watching

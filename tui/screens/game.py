@@ -182,9 +182,8 @@ class GameScreen(Screen[None]):
         wide = width >= WIDE
         self.set_class(wide, "-wide")
         small = width < MIN_SIZE[0] or self.app.size.height < MIN_SIZE[1]
-        if small != self.has_class("-too-small"):
-            self.set_class(small, "-too-small")
-            self.refresh_bindings()
+        self.set_class(small, "-too-small")
+        self.update_bindings()
         tall = self.app.size.height >= TALL
         self.set_class(tall, "-tall")
         for row in self.query(CardRow):
@@ -551,7 +550,8 @@ class GameScreen(Screen[None]):
         a minute. What `check_action` answers depends only on these.
         """
         shown = (self.my_turn, self.reviewing, self.has_class("-building"), self.my_seat is None,
-                 self.match_over, self.table_gone is not None, *self.footer_state())
+                 self.match_over, self.table_gone is not None, self.has_class("-too-small"),
+                 *self.footer_state())
         if shown != self._bindings_shown:
             self._bindings_shown = shown
             self.refresh_bindings()
