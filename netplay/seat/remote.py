@@ -459,8 +459,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
                 self._fault(FairnessError(DEALER, f"signed move {body.n} of seat {seat}"
                                           f" was replayed as move {n}"))
             text, raw = body.move, body.open
-        elif seat == self.my_seat and self.phase == "live" and not (
-                msg.timeout is True and self._turn_ran_out()):
+        timed_out = msg.by is None and msg.timeout is True and self._turn_ran_out()
+        if msg.by is None and seat == self.my_seat and self.phase == "live" and not timed_out:
             self._fault(FairnessError(DEALER, f"played {text!r:.40} for this seat while it is"
                                       " here"))
         # Fairness faults are named and the move still follows the host's word: only the
@@ -512,7 +512,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         name = self.seats[seat].name if seat < len(self.seats) else f"seat {seat}"
         description = view.describe(effect).replace(f"seat {seat}", name, 1)
         self.emit(MoveMade(seat, move, description, view.copy()))
-        if seat == self.my_seat and msg.by is None and msg.timeout is True:
+        if seat == self.my_seat and timed_out:  # a host's false claim is a fault, not news
             self.emit(Notice(TIME_RAN_OUT, "warning"))
 
     def _on_match_end(self, msg: MatchEnd) -> None:

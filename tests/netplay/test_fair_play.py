@@ -335,6 +335,16 @@ class ImpersonatingHost(Host):
         await super()._on_seat_move(index, None if index == 0 else message, body)
 
 
+class FalseTimeoutHost(ImpersonatingHost):
+    """Plays seat 0's moves for it, saying each time that seat 0's turn timer ran out (this
+    table has no timer)."""
+
+    async def _broadcast_locked(self, t: str, **fields: Any) -> None:
+        if t == "moved" and fields["seat"] == 0 and "by" not in fields:
+            fields["timeout"] = True
+        await super()._broadcast_locked(t, **fields)
+
+
 class RepeatedEndHost(Host):
     """Ends round 1 a second time: a new signed message repeating the first `round_end`."""
 
@@ -430,6 +440,13 @@ async def test_a_connected_seat_left_out_of_a_shuffle_names_the_dealer() -> None
 
 async def test_a_host_that_moves_for_a_connected_seat_is_caught_by_that_seat() -> None:
     await expect_everyone_told(ImpersonatingHost, "for this seat while it is here", range(1))
+
+
+async def test_a_host_that_says_a_connected_seats_time_ran_out_is_caught_not_believed() -> None:
+    """A false "your time ran out" is a fault of the dealer's, and the seat is not told it."""
+    async with table(FalseTimeoutHost) as t:
+        await t.until(lambda: t.seats[0].told("for this seat while it is here"))
+    assert not t.seats[0].told("your time ran out", "warning")
 
 
 async def test_a_swapped_face_up_card_is_caught_by_every_client_at_once() -> None:
