@@ -218,7 +218,7 @@ def test_a_host_stopped_in_good_order_tells_its_seats_the_table_is_closed(procs:
     host.wait(timeout=60)
     assert seat.wait(timeout=120) == 1  # a hang guard: without the word it waited 600 s
     log = procs.log("seat")
-    assert "the host closed the table (cardtui host --resume" in log, log[-2000:]
+    assert "the host closed the table; `cardtui host --resume`" in log, log[-2000:]
     assert "Traceback" not in log
 
 

@@ -221,7 +221,10 @@ def test_a_host_that_loses_its_relay_says_so(procs: Procs) -> None:
     host.terminate()
     host.wait(timeout=60)
     lines = [line for line in procs.log("host").splitlines() if line.startswith("cardtui host:")]
-    assert len(lines) == 1, procs.log("host")
+    # One line for the lost relay, one on the way out saying how to resume the saved game.
+    assert len(lines) == 2, procs.log("host")
+    assert lines[1].endswith("--resume --save " + str(procs.tmp / "host-saved.json")
+                             + " continues it"), lines[1]
     assert re.match(rf"cardtui host: lost the relay( \(close code \d+\))?; reconnecting to"
                     rf" {re.escape(url)}/ws and reopening room {code}", lines[0]), lines[0]
     assert "Traceback" not in procs.log("host")
