@@ -17,6 +17,7 @@ from netplay.session.events import GameSession
 from tui.matchsetup import MatchOptions
 from tui.screens.game import GameScreen
 from tui.settings import Settings, load_settings, record_match, record_trick, save_settings
+from tui.widgets import scrollbars
 
 if TYPE_CHECKING:
     from tui.appapi import CardAppAPI
@@ -55,6 +56,7 @@ class CardApp(App[str | None]):
                  settings: Settings | None = None,
                  join_failure: JoinFailure | None = None) -> None:
         super().__init__()
+        scrollbars.install()
         self.session = session
         self.settings = settings if settings is not None else load_settings()
         self.ascii_only = ascii_only or self.settings.card_style == "ascii"

@@ -155,6 +155,32 @@ async def test_deal_titles_name_teams_with_the_right_verb() -> None:
         assert screen.round_title(1, 300) == "Ada wins the deal, taking 300."
 
 
+async def test_a_deal_the_match_ends_is_not_called_won() -> None:
+    """RULES 2.4: the match ends the moment a team reaches 10,000, so its deal is cut short."""
+    app = fresh_app("hekata", 4, seed=8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        screen.scores = (9_400, 10_200)
+        assert screen.round_title(1, 800) == (
+            "The match ends in this deal; Ada & Cleo took the most in it, 800.")
+        assert "Your team took" in screen.round_title(0, 900)
+
+
+async def test_round_scores_have_a_header_and_only_zodiak_counts_cards_left() -> None:
+    zodiak = fresh_app("zodiak", 3, seed=8)
+    async with zodiak.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        head, *rows = screen.score_lines((12, 0, 30)).split("\n\n")[0].splitlines()
+        assert head.split() == ["Cards", "Score"]
+        assert len(rows) == 3 and rows[2].split()[-1] == "30"
+        assert rows[2].split()[-2].isdigit()
+    hekata = fresh_app("hekata", 2, seed=8)
+    async with hekata.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        head, *rows = screen.score_lines((300, 0)).split("\n\n")[0].splitlines()
+        assert head.split() == ["Score"] and rows[0].split()[-1] == "300"
+
+
 async def test_a_won_match_offers_a_rematch_with_the_same_seats() -> None:
     app = app_from_deal("zodiak", SEATS, 1, {
         "hands": [["7H"], ["AS", "9D", "JC", "QH", "5C", "6C", "10D"]],
@@ -596,3 +622,19 @@ async def test_host_from_the_start_screen_makes_the_host_command() -> None:
         await pilot.pause()
     assert app.next_command == ["host", "--game", "hekata", "--players", "2", "--bots", "1",
                                 "--port", "7777", "--name", "Me"]
+
+
+async def test_ascii_only_scroll_bars_draw_no_block_glyphs() -> None:
+    """A long log scrolls; Textual's scroll bar ends (▁…▇) would not be ASCII."""
+    session = new_match(MatchOptions("zodiak", 3, "Me", "leo", ("greedy",), 3, 0.0))
+    app = CardApp(session, ascii_only=True, pace=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await settle(pilot)
+        for number in range(60):
+            screen.write_log(f"line {number}", note=True)
+        await pilot.pause()
+        for top in range(0, 40, 3):  # the bar's ends fall between cells at most positions
+            screen.log_widget.scroll_to(y=top, animate=False)
+            await pilot.pause()
+            text = screen_text(app)
+            assert all(ord(ch) < 128 for ch in text), [ch for ch in text if ord(ch) >= 128][:10]

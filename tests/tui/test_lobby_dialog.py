@@ -17,7 +17,7 @@ from aiohttp import web
 from rich.text import Text
 from textual import events
 from textual.pilot import Pilot
-from textual.widgets import Select, Static
+from textual.widgets import Markdown, Select, Static
 
 from engine.house import HouseRules
 from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
@@ -26,9 +26,11 @@ from tests.tui.test_footer_fits import footer_keys
 from tests.tui.test_seats import wait_until
 from tui.app import CardApp
 from tui.screens.game import GameScreen
+from tui.screens.help import HelpScreen
 from tui.screens.lobby import LobbyScreen, NewTableDialog
 from tui.settings import load_stats, stats_path
 from tui.ssh_entry import ServerApp
+from tui.widgets.bars import KeyLine
 
 
 @pytest.fixture
@@ -64,6 +66,22 @@ async def test_cancelling_the_new_table_dialog_starts_no_seat_or_table_worker(
         assert isinstance(app.screen, LobbyScreen)
         started = [w.name for w in app.workers if w.group == "sit"]
         assert started == [], f"cancelling the dialog started {started}"
+
+
+async def test_the_lobby_has_help_on_question_mark(tables_url: str) -> None:
+    """An SSH visitor who never played reads how to play both games before sitting down."""
+    app = ServerApp(TablesClient(tables_url), "Me")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert " ? Help " in app.screen.query_one(KeyLine).render().plain
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        how = app.screen.query_one("#how-text", Markdown).source
+        assert "## Zodiak" in how and "## Hekata" in how
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
 
 
 async def open_dialog(pilot: Pilot[None], app: ServerApp) -> NewTableDialog:

@@ -405,6 +405,10 @@ class GameScreen(Screen[None]):
             return f"{self.seat_name(winner)} goes out and scores {points:,}."
         if winner is None:
             return "The deal is even."
+        if max(self.scores, default=0) >= self.target:
+            # RULES 2.4: the match ends the moment a team reaches the target, most often mid-deal.
+            who = "Your team" if self.my_team == winner else self.team_name(winner)
+            return f"The match ends in this deal; {who} took the most in it, {points:,}."
         if self.my_team == winner:
             return f"Your team wins the deal, taking {points:,}."
         names = self.team_name(winner)
@@ -479,16 +483,19 @@ class GameScreen(Screen[None]):
             self.show_view()
 
     def score_lines(self, scores: tuple[int, ...]) -> str:
-        """The match scores, one line per seat (Zodiak) or team (Hekata)."""
+        """The match scores under a header, one line per seat (Zodiak: with its cards left) or team."""
+        zodiak = self.session.game == "zodiak"
+        sizes = self.view.hand_sizes() if zodiak and self.view is not None else []
         if not game_named(self.session.game).plays_in_teams(len(self.seats)):
-            sizes = self.view.hand_sizes() if self.view is not None else []
-            rows = [(s.name, scores[i], f"  {sizes[i]:>2} left" if i < len(sizes) else "")
+            rows = [(s.name, scores[i], f"{sizes[i]:>5}" if i < len(sizes) else "")
                     for i, s in enumerate(self.seats) if i < len(scores)]
         else:
             rows = [(self.team_name(t), score, "") for t, score in enumerate(scores)]
-        width = max((len(name) for name, _, _ in rows), default=4)
-        lines = [f"{name:<{width}}{left}  {score_text(score, 40, self.ascii_only):>6}"
-                 for name, score, left in rows]
+        width = max([4, *(len(name) for name, _, _ in rows)])
+        left = "  Cards" if sizes else ""
+        lines = [f"{'':<{width}}{left}  {'Score':>6}"]
+        lines += [f"{name:<{width}}{'  ' + cards if sizes else ''}"
+                  f"  {score_text(score, 40, self.ascii_only):>6}" for name, score, cards in rows]
         max_row = getattr(self.view, "max_row", None)
         house = f"\nHouse rule: rows of at most {max_row} cards." if max_row else ""
         return "\n".join(lines) + f"\n\nThe match is played to {self.target:,}.{house}"

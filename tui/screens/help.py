@@ -60,8 +60,8 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="how", classes="help-page"):
                 house = "" if self.house.standard else f"**{self.house.describe()}**\n\n"
                 yield Markdown(house + how_to_play(self.game), id="how-text")
-            with VerticalScroll(id="rules", classes="help-page"):
-                yield Markdown(RULES.read_text(encoding="utf-8"), id="rules-text")
+            # The full rules are long to lay out: they are read only when first asked for.
+            yield VerticalScroll(id="rules", classes="help-page")
         yield Footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -70,7 +70,10 @@ class HelpScreen(ModalScreen[None]):
             return parameters[0] != self.showing
         return True
 
-    def watch_showing(self, page: str) -> None:
+    async def watch_showing(self, page: str) -> None:
+        rules = self.query_one("#rules", VerticalScroll)
+        if page == "rules" and not rules.children:
+            await rules.mount(Markdown(RULES.read_text(encoding="utf-8"), id="rules-text"))
         self.query_one(ContentSwitcher).current = page
 
     def action_show(self, page: str) -> None:

@@ -198,6 +198,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter", "join", "Join", key_display="⏎", priority=True),
         Binding("w", "watch", "Watch"),
         Binding("r", "refresh_tables", "Refresh"),
+        Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit"),
     ]
 
@@ -346,6 +347,11 @@ class LobbyScreen(Screen[None]):
         # Only a table that waits for other people has anything to start early.
         waits = request.players - request.bots > 1
         await self.sit(room, owner=owner if waits else None)
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen  # Markdown is loaded only by those who ask
+
+        self.app.push_screen(HelpScreen())
 
     def action_join(self) -> None:
         self._sit_highlighted(watch=False)
