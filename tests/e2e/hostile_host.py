@@ -29,7 +29,7 @@ Seat 1 is the victim. OUT gets a JSON report of what the host did and found.
   the same parties (a host that could do so would keep the deal its bots like best).
 - `drop`: never forwards the victim's decryption shares of round 1, and closes its socket once
   they arrive (so the victim reconnects and sends them again).
-- `flood`: as round 1 is dealt, sends every seat 20,000 refusals and the table 5,000 chat
+- `flood`: as round 1 is dealt, sends every seat 8,000 refusals and the table 2,000 chat
   lines (more than an honest host's chain holds), as fast as it can, then plays honestly.
 - `badshares`: once round 1 is dealt, sends as its bots' party, in its own signed chain, 3,000
   decryption shares of its bots' unplayed cards whose proofs fail (each new in the chain, and
@@ -69,8 +69,8 @@ from netplay.relay.launch import RunningRelay, start_relay
 from netplay.table.host import Host, HostConfig
 
 VICTIM = 1
-FLOOD_REFUSALS = 20_000
-FLOOD_CHAT = 5_000
+FLOOD_REFUSALS = 8_000
+FLOOD_CHAT = 2_000  # twice what a seat keeps at most (CHAT_KEPT)
 BAD_SHARES = 3_000
 
 
