@@ -221,7 +221,8 @@ def test_a_connected_seat_that_never_sends_its_key_is_voided_out(processes: Proc
     away time the host voids the deal and deals again with its bot in that seat, every round."""
     procs = processes
     host, port = mental_host(procs, "--game", "zodiak", "--players", "2", "--seed", "1",
-                             "--speed", "0", "--turn-seconds", "1", "--away-timeout", "2")
+                             "--speed", "0", "--turn-seconds", "1", "--away-timeout", "2",
+                             "--reveal-timeout", "2")
     idle = start_peer(procs, "idle", "idle", f"ws://127.0.0.1:{port}/ws", "-",
                       str(procs.tmp / "idle.json"))
     procs.wait_for_log("host", r"seat 0 .* joined")
