@@ -15,6 +15,7 @@ import msgpack
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.house import HouseRules
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession, play_as_bot
@@ -145,7 +146,8 @@ async def lobby_attack(seat: RemoteSession, plan: list[tuple[str, bytes]]) -> No
 async def mental_lobby_under_attack(plan: list[tuple[str, bytes]]) -> None:
     await finished_under_attack(
         HostConfig(game="zodiak", players=3, seed=4, turn_seconds=1.0, reveal_timeout=1.0,
-                   away_timeout=5.0, mental=True, require_ready=True),
+                   away_timeout=5.0, mental=True, require_ready=True,
+                   house=HouseRules(target=20)),  # the attack is on the lobby: a short match
         lambda seat, _: lobby_attack(seat, plan), verified=False)
 
 
