@@ -116,7 +116,7 @@ def test_lobby_shuffle_that_skips_every_persons_shuffle_is_refused(procs: Procs)
     the open deck: every seat refuses it and blames the host, no card of that deck is shown
     (a seat that saw it fail will not follow a deal naming it), and the honest players still
     finish their match."""
-    start_hostile(procs, "lobbyskip")
+    start_hostile(procs, "lobbyskip", "--target", "20")
     for seat in (0, 1):
         procs.wait_for_log(f"seat{seat}", r"check failed: the dealer: its shuffle \(step 2 of"
                            r" the chain\) is not proven correct", timeout=300)
