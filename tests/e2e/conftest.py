@@ -1,11 +1,12 @@
-"""Fixtures for end-to-end tests of the SSH door: a door on loopback, a stand-in app, tmux."""
+"""Fixtures for end-to-end tests: the processes a test starts; for the SSH door, a door on
+loopback, a stand-in app, tmux."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,16 @@ from typing import Any
 import pytest
 
 from netplay.ssh.door import SSHDoor
+from tests.e2e.test_netplay import Procs
+
+
+@pytest.fixture
+def procs(tmp_path: Path) -> Iterator[Procs]:
+    """The processes one test starts, each logging to NAME.log in its folder, all stopped after."""
+    started = Procs(tmp_path)
+    yield started
+    started.stop_all()
+
 
 # Generous: only a broken door should ever get near it, and polling returns as soon as it can.
 SSH_WAIT_SECONDS = 15.0

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from urllib.request import Request, urlopen
 
 import pytest
@@ -23,13 +22,6 @@ from tests.e2e.test_netplay import Procs, free_port, results, wait_all
 from tests.e2e.test_relay_hostile import attack
 
 pytestmark = pytest.mark.timeout(400)
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def start_serve(procs: Procs, *options: str) -> tuple[int, int]:

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ import pytest
 
 from netplay.relay.wire import CLOSE_REPLACED
 from netplay.table.state import SEAT_CHAT_BURST, SEAT_CHAT_RATE
-from tests.e2e.test_hostile_peers import REPO, direct_host, host_result
+from tests.e2e.test_hostile_peers import direct_host, host_result
 from tests.e2e.test_netplay import Procs, assert_same_result, results, start_bots, wait_all
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
@@ -27,14 +26,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 TABLE = ("--game", "zodiak", "--players", "3", "--speed", "0", "--turn-seconds", "1",
          "--away-timeout", "2", "--reveal-timeout", "2", "--trusted-dealer",
          "--house", "target=10")
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    p.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), p.env.get("PYTHONPATH")]))
-    yield p
-    p.stop_all()
 
 
 def start_crowd(procs: Procs, mode: str, port: int, seconds: float) -> subprocess.Popen:

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -22,17 +20,7 @@ from tests.e2e.test_netplay import (
     wait_all,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    p.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), p.env.get("PYTHONPATH")]))
-    yield p
-    p.stop_all()
 
 
 def start_peer(procs: Procs, name: str, *args: str) -> subprocess.Popen:

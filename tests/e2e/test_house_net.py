@@ -4,9 +4,6 @@ and two `cardtui join --bot` processes on 127.0.0.1 play a match by the same hou
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from tests.e2e.test_netplay import (
     Procs,
@@ -16,13 +13,6 @@ from tests.e2e.test_netplay import (
     start_bots,
     wait_all,
 )
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def test_two_seats_finish_a_house_rules_match_with_identical_results(procs: Procs) -> None:

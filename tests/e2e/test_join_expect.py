@@ -5,18 +5,8 @@ The host's key is under test, not the dealing: a trusted dealer's table (FAIRNES
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from tests.e2e.test_netplay import Procs, free_port, wait_all
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def test_join_expect_admits_the_printed_host_and_refuses_another(procs: Procs) -> None:

@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +19,7 @@ import pytest
 
 from tests.e2e.test_netplay import Procs, free_port, wait_all
 
-REPO = Path(__file__).resolve().parents[2]
-
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def procs(tmp_path: Path) -> Iterator[Procs]:
-    p = Procs(tmp_path)
-    p.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), p.env.get("PYTHONPATH")]))
-    yield p
-    p.stop_all()
 
 
 def start_hostile(procs: Procs, mode: str, *args: str) -> subprocess.Popen:

@@ -10,12 +10,10 @@ import os
 import re
 import signal
 import subprocess
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_hostile_peers import REPO, start_peer
+from tests.e2e.test_hostile_peers import start_peer
 from tests.e2e.test_netplay import (
     Procs,
     assert_same_result,
@@ -26,22 +24,12 @@ from tests.e2e.test_netplay import (
 )
 
 
-@pytest.fixture
-def processes(tmp_path: Path) -> Iterator[Procs]:
-    started = Procs(tmp_path)
-    # The hostile peers run as `python -m tests.e2e.hostile_peer` from the test's own folder.
-    started.env["PYTHONPATH"] = os.pathsep.join(
-        filter(None, [str(REPO), started.env.get("PYTHONPATH")]))
-    yield started
-    started.stop_all()
-
-
 @pytest.mark.parametrize(("game", "players", "bots"), [
     ("zodiak", 2, 0), ("hekata", 2, 0), ("zodiak", 4, 1), ("hekata", 4, 2)])
 def test_people_and_bots_finish_a_match_dealt_by_mental_poker(
-        processes: Procs, game: str, players: int, bots: int) -> None:
+        procs: Procs, game: str, players: int, bots: int) -> None:
     """Every seat and the host end the match with the same result; nobody's check failed."""
-    procs, port = processes, free_port()
+    port = free_port()
     host = procs.start("host", "host", "--headless", "--mental", "--game", game,
                        "--players", str(players), "--bots", str(bots), "--port", str(port),
                        "--bind", "127.0.0.1", "--seed", "11", "--speed", "0",
@@ -74,12 +62,11 @@ def mental_host(procs: Procs, *args: str, name: str = "host") -> tuple[subproces
     return host, port
 
 
-def test_a_seat_killed_mid_round_voids_the_deal_and_the_others_finish(processes: Procs) -> None:
+def test_a_seat_killed_mid_round_voids_the_deal_and_the_others_finish(procs: Procs) -> None:
     """FAIRNESS.md A8: p2's process is killed mid-round; past the away time the host voids
     the deal (`mp_void`) and deals the round again with its bot in p2's seat; the two seats left
     finish the match with the host's result, every check passed. A short match (to 20): its
     length is not under test."""
-    procs = processes
     host, port = mental_host(procs, "--game", "zodiak", "--players", "3", "--seed", "4",
                              "--speed", "0.05", "--away-timeout", "2", "--house", "target=20")
     seats = start_bots(procs, [f"127.0.0.1:{port}"], count=3)
@@ -108,11 +95,10 @@ def p3_quits_mid_round(procs: Procs) -> tuple[subprocess.Popen, int, list[subpro
     return host, port, seats
 
 
-def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(processes: Procs) -> None:
+def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(procs: Procs) -> None:
     """A `join --bot` stopped with SIGINT leaves in good order: it hands its round key to the
     host (`mp_handover`), which plays the seat with its bot; no deal is voided and the others
     finish with the host's result."""
-    procs = processes
     host, _port, seats = p3_quits_mid_round(procs)
     wait_all([host, *seats[:3]], timeout=600)
     assert_same_result(results(procs.tmp, ["r0", "r1", "r2"]), host_result(procs))
@@ -120,11 +106,10 @@ def test_a_seat_that_quits_hands_its_key_over_and_the_round_goes_on(processes: P
     assert "p3 left and handed their key over" in procs.log("seat0")
 
 
-def test_a_seat_that_handed_its_key_over_and_comes_back_voids_nothing(processes: Procs) -> None:
+def test_a_seat_that_handed_its_key_over_and_comes_back_voids_nothing(procs: Procs) -> None:
     """FAIRNESS.md A8, "A person who stays away": after a handover the host holds that key, so
     nothing is lost: the person's new `join` (same seat file) waits out the round, the host's
     bot playing the seat, no deal is voided, and everyone finishes the match."""
-    procs = processes
     host, port, seats = p3_quits_mid_round(procs)
     back = procs.start("seat3b", "join", f"127.0.0.1:{port}", "--bot", "greedy", "--name", "p3",
                        "--result", str(procs.tmp / "r3.json"),
@@ -135,12 +120,11 @@ def test_a_seat_that_handed_its_key_over_and_comes_back_voids_nothing(processes:
 
 
 def test_a_host_resumed_after_a_handover_deals_that_seat_out_and_every_check_holds(
-        processes: Procs) -> None:
+        procs: Procs) -> None:
     """FAIRNESS.md A8: p3 hands its key over, then the host is killed and resumed mid-round.
     The void that deals the round again names p3 as gone (every seat's view of the deal in play
     has p3 as a party whose key the host held), so no seat's check fails; p3 comes back with
     its seat file, and all five processes finish with the host's result."""
-    procs = processes
     host, port, seats = p3_quits_mid_round(procs)
     os.killpg(host.pid, signal.SIGKILL)
     host.wait()
@@ -160,10 +144,9 @@ def test_a_host_resumed_after_a_handover_deals_that_seat_out_and_every_check_hol
         assert "check failed" not in procs.log(seat), procs.log(seat)
 
 
-def test_house_rules_apply_to_a_table_dealt_by_mental_poker(processes: Procs) -> None:
+def test_house_rules_apply_to_a_table_dealt_by_mental_poker(procs: Procs) -> None:
     """RULES 2.3 under max-row=3, target=1500 on a mental-poker table: every seat's and the
     host's view check moves by the table's rules and the match ends at 1,500."""
-    procs = processes
     host, port = mental_host(procs, "--game", "hekata", "--players", "2", "--seed", "5",
                              "--speed", "0", "--house", "max-row=3,target=1500")
     seats = start_bots(procs, [f"127.0.0.1:{port}"], count=2)
@@ -174,11 +157,10 @@ def test_house_rules_apply_to_a_table_dealt_by_mental_poker(processes: Procs) ->
     assert "dealing by mental poker" in procs.log("host")
 
 
-def test_a_resumed_host_voids_the_deal_in_play_and_deals_it_again(processes: Procs) -> None:
+def test_a_resumed_host_voids_the_deal_in_play_and_deals_it_again(procs: Procs) -> None:
     """The host killed mid-round and started with --resume: the round in play is voided and
     dealt again (the old process's key for its bots is gone); the seats reconnect and finish
     with the host's result. A short match (to 20): its length is not under test."""
-    procs = processes
     args = ["--game", "zodiak", "--players", "3", "--bots", "1", "--seed", "8",
             "--speed", "0.05", "--house", "target=20"]
     host, port = mental_host(procs, *args)
@@ -194,11 +176,10 @@ def test_a_resumed_host_voids_the_deal_in_play_and_deals_it_again(processes: Pro
     assert_same_result(results(procs.tmp, ["r0", "r1"]), host_result(procs))
 
 
-def test_join_refuses_a_trusted_dealer_unless_allowed(processes: Procs) -> None:
+def test_join_refuses_a_trusted_dealer_unless_allowed(procs: Procs) -> None:
     """A host that deals every card itself (`--trusted-dealer`) sees every hand: `join` refuses
     it and says why, and plays there only with --allow-trusted-dealer. A short match (to 1,500):
     its length is not under test."""
-    procs = processes
     host, port = mental_host(procs, "--trusted-dealer", "--game", "hekata", "--players", "2",
                              "--bots", "1", "--seed", "3", "--speed", "0",
                              "--house", "target=1500", "--away-timeout", "2")
@@ -216,10 +197,9 @@ def test_join_refuses_a_trusted_dealer_unless_allowed(processes: Procs) -> None:
     assert "seat 0 (wary)" not in procs.log("host") and "seat 1 (wary)" not in procs.log("host")
 
 
-def test_a_connected_seat_that_never_sends_its_key_is_voided_out(processes: Procs) -> None:
+def test_a_connected_seat_that_never_sends_its_key_is_voided_out(procs: Procs) -> None:
     """A seat that takes its place and then sends nothing (no round key) stops no one: past the
     away time the host voids the deal and deals again with its bot in that seat, every round."""
-    procs = processes
     host, port = mental_host(procs, "--game", "zodiak", "--players", "2", "--seed", "1",
                              "--speed", "0", "--turn-seconds", "1", "--away-timeout", "2",
                              "--reveal-timeout", "2")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 CLI = [sys.executable, "-m", "tui.cli"]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -31,6 +32,9 @@ class Procs:
         self.tmp = tmp
         self.procs: list[subprocess.Popen] = []
         self.env = {**os.environ, "XDG_DATA_HOME": str(tmp / "data"), "PYTHONUNBUFFERED": "1"}
+        # This checkout first: the attackers run as `python -m tests.e2e.hostile_…`.
+        self.env["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
         # A `cardtui host` bound to loopback announces its table there, where every test's LAN
         # browser hears it: only a test about announcing lets it (tests/conftest.py mdns_alone).
         self.announce = False
@@ -61,13 +65,6 @@ class Procs:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def wait_all(procs: list[subprocess.Popen], timeout: float = 180) -> None:

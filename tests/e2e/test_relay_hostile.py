@@ -15,8 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.test_netplay import (
     CLI,
     Procs,
@@ -38,13 +36,6 @@ MENTAL_HOST = ("--mental",)
 # Short matches (Zodiak to 20 points, not 55): a match's length is not what these tests are
 # about, and the attackers run as long as it does.
 SHORT_MATCH = ("--house", "target=20")
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def attack(procs: Procs, name: str, *args: str) -> subprocess.Popen:

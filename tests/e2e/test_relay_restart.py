@@ -9,9 +9,6 @@ new one listens on the same port. Nothing asserts a duration. The host is a trus
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
-import pytest
 
 from tests.e2e.test_netplay import Procs, start_bots
 from tests.e2e.test_relay_hostile import (
@@ -20,13 +17,6 @@ from tests.e2e.test_relay_hostile import (
     start_host,
     start_relay,
 )
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def test_host_reopens_its_room_on_a_restarted_relay(procs: Procs) -> None:

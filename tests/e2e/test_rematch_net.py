@@ -11,10 +11,7 @@ import re
 import subprocess
 import time
 from collections.abc import Callable
-from pathlib import Path
 from urllib.request import Request, urlopen
-
-import pytest
 
 from tests.e2e import test_serve
 from tests.e2e.test_netplay import Procs, assert_same_result, free_port, results, wait_all
@@ -23,13 +20,6 @@ from tests.e2e.test_serve import Player, ServerMaker
 # The fixtures of test_serve, for the rematch over SSH too.
 serve = test_serve.serve
 players = test_serve.players
-
-
-@pytest.fixture
-def procs(tmp_path: Path):
-    p = Procs(tmp_path)
-    yield p
-    p.stop_all()
 
 
 def test_the_same_seats_play_a_rematch_and_agree_on_both_matches(procs: Procs) -> None:
