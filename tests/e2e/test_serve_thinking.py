@@ -26,8 +26,6 @@ from tests.e2e.test_door_flood import play_a_server_table, start_serve
 from tests.e2e.test_netplay import Procs
 from tests.e2e.test_serve import descendants
 
-procs = test_netplay.procs  # the fixture, for these tests too
-
 pytestmark = pytest.mark.timeout(400)
 
 VISITOR_TABLES = 3
