@@ -484,18 +484,18 @@ class GameScreen(Screen[None]):
 
     def score_lines(self, scores: tuple[int, ...]) -> str:
         """The match scores under a header, one line per seat (Zodiak: with its cards left) or team."""
-        zodiak = self.session.game == "zodiak"
-        sizes = self.view.hand_sizes() if zodiak and self.view is not None else []
+        sizes = (self.view.hand_sizes() if self.session.game == "zodiak" and self.view is not None
+                 else [])
+        cards = "  Cards" if sizes else ""
         if not game_named(self.session.game).plays_in_teams(len(self.seats)):
-            rows = [(s.name, scores[i], f"{sizes[i]:>5}" if i < len(sizes) else "")
+            rows = [(s.name, scores[i], f"  {sizes[i]:>5}" if i < len(sizes) else " " * len(cards))
                     for i, s in enumerate(self.seats) if i < len(scores)]
         else:
             rows = [(self.team_name(t), score, "") for t, score in enumerate(scores)]
         width = max([4, *(len(name) for name, _, _ in rows)])
-        left = "  Cards" if sizes else ""
-        lines = [f"{'':<{width}}{left}  {'Score':>6}"]
-        lines += [f"{name:<{width}}{'  ' + cards if sizes else ''}"
-                  f"  {score_text(score, 40, self.ascii_only):>6}" for name, score, cards in rows]
+        lines = [f"{'':<{width}}{cards}  {'Score':>6}"]
+        lines += [f"{name:<{width}}{left}  {score_text(score, 40, self.ascii_only):>6}"
+                  for name, score, left in rows]
         max_row = getattr(self.view, "max_row", None)
         house = f"\nHouse rule: rows of at most {max_row} cards." if max_row else ""
         return "\n".join(lines) + f"\n\nThe match is played to {self.target:,}.{house}"
