@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from engine.cards import SUIT_NAMES, SUIT_SYMBOLS, Card
@@ -85,6 +86,7 @@ def hekata_words(name: str, effect: HekataEffect, show_drawn: bool = False) -> s
     return text
 
 
+_ASCII_SUITS = str.maketrans({symbol: suit for suit, symbol in SUIT_SYMBOLS.items()})
 _ASCII = str.maketrans({"—": "-", "–": "-", "·": "|", "…": "...", "•": "*", "▶": ">", "▼": "v",
                         "✓": "OK", "✗": "!!", "←": "<", "→": ">", "“": '"', "”": '"', "×": "x"})
 
@@ -92,3 +94,10 @@ _ASCII = str.maketrans({"—": "-", "–": "-", "·": "|", "…": "...", "•": 
 def plain_text(text: str) -> str:
     """`text` with the typographic characters a plain ASCII terminal lacks replaced."""
     return text.translate(_ASCII)
+
+
+def plain_document(text: str) -> str:
+    """A document (the help's Markdown) in ASCII alone: keys in words, suits as letters, the
+    accents of names dropped."""
+    text = text.replace("←→↑↓", "arrows").translate(_ASCII_SUITS)
+    return unicodedata.normalize("NFKD", plain_text(text)).encode("ascii", "ignore").decode()

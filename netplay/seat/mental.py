@@ -26,6 +26,7 @@ from typing import Any
 
 from engine.errors import IllegalMove
 from netplay.fair import DEALER, FairnessError, SignedMessage
+from netplay.fair.absence import long_enough_away
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_play import MentalPlay
@@ -56,9 +57,6 @@ from netplay.session.events import MoveMade, Notice
 FORWARD_SECONDS = 10.0
 """How long a signed message may wait to come back forwarded before it is sent again; after as
 long again it is blamed on the host. An honest host forwards each at once, after its checks."""
-MIN_AWAY_SECONDS = 5.0
-"""A deal that gives this seat to the bots is believed only after an absence at least this long
-and the table's away time (an honest host waits its away time before it deals a person out)."""
 CLOCK_SECONDS = 0.25  # how often a seat looks at its own turn timer
 
 
@@ -321,7 +319,7 @@ class SeatMental(SeatState):
         """Whether this seat's last absence was long enough for an honest host to deal it out."""
         if not self._ever_live:
             return True  # this process started after the deal: its person was not here
-        return self.away_for >= max(MIN_AWAY_SECONDS, self.away_seconds or 0.0)
+        return long_enough_away(self.away_for, self.away_seconds)
 
     # -- every message this seat signs comes back forwarded ---------------------------
 

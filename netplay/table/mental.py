@@ -8,8 +8,9 @@ sits) before it forwards it, so its engine follows the round on what it may see,
 bots from there. It never holds a person's key, unless that person hands it over on leaving.
 
 A card opens only with every party's share, so nobody can play on for a person who is gone:
-when a person stays away past the away time, or a connected one owes a key, shuffle or share
-that long (or a move past the turn timer and a grace), the host voids the deal (`mp_void`) and
+when a person stays away past the away time (at least 5 s, and a margin: `host_patience`), or a
+connected one owes a key, shuffle or share that long (or a move past the turn timer and a
+grace), the host voids the deal (`mp_void`) and
 deals the round again, from a fresh epoch with fresh keys, with its bots' key in that seat.
 """
 
@@ -24,6 +25,7 @@ from typing import Any
 from nacl.exceptions import CryptoError
 
 from netplay.fair import FairnessError, SignedMessage
+from netplay.fair.absence import host_patience
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_play import MentalPlay
@@ -47,9 +49,9 @@ log = logging.getLogger("cardtui.host")
 
 # A seat's signed payloads in such a round.
 MENTAL_KINDS = (MpKey, MpShuffle, MpShares, Propose, MpHandover, MpLost, MpChecked)
-MIN_AWAY_SECONDS = 5.0  # as netplay/seat/mental.py: no one is dealt out for a shorter absence
 TURN_GRACE = 5.0  # past the turn timer: a seat's own client moves for its player by then
 WATCH_SECONDS = 0.5
+STALL_SECONDS = 1.0  # a watch that wakes this late finds the host itself was held up
 
 
 class HostMental(TableState):
@@ -91,10 +93,10 @@ class HostMental(TableState):
         """Start round `number`: name the parties, then let the chain of shuffles run."""
         match = self.match
         assert match is not None
-        # A person away for the away time when the round starts sits it out: the bots' key plays
-        # it. One gone for less is dealt in (a seat believes being dealt out only after that
-        # long, netplay/seat/mental.py), and the deal is voided if they stay away.
-        now, gone = time.monotonic(), max(MIN_AWAY_SECONDS, self.config.away_timeout)
+        # A person away for the host's patience when the round starts sits it out: the bots'
+        # key plays it. One gone for less is dealt in (a seat believes being dealt out only
+        # after an absence that long, netplay/fair/absence.py), and voided if they stay away.
+        now, gone = time.monotonic(), host_patience(self.config.away_timeout)
         # One who handed their key over (or sat the last round out) and has not come back stays
         # out too: they left in good order, and their round key went with the last round.
         self.stand_ins = {i for i, s in enumerate(self.seats) if s.bot is None and s.conn is None
@@ -282,9 +284,12 @@ class HostMental(TableState):
         if play is None or self.round_scored:
             return [], ""
         people = [i for i, p in enumerate(play.seat_parties) if p == i and i not in self.handed]
-        timeout = self.config.away_timeout
+        # The same patience for the away and for those who owe: a connected person's client
+        # refuses a void naming it (it cannot tell a slow host from one dealing it out at
+        # will), so a person is dealt out only once an honest client cannot be that slow.
+        patience = host_patience(self.config.away_timeout)
         gone = {i: self.seats[i].away_since for i in people}
-        away = [i for i, since in gone.items() if since is not None and now - since >= timeout]
+        away = [i for i, since in gone.items() if since is not None and now - since >= patience]
         if away:
             return away, "away past the away time"
         waiting = [i for i in play.waiting_for() if i in people]
@@ -297,14 +302,22 @@ class HostMental(TableState):
                 return [], ""  # no turn timer: a person may think as long as they like
             allowed, why = limit + max(TURN_GRACE, limit), "out of time"
         else:
-            allowed, why = timeout, "owed a key, shuffle or share past the away time"
+            allowed, why = patience, "owed a key, shuffle or share past the away time"
         if waiting and now - self.mental_since >= allowed:
             return waiting, why
         return [], ""
 
     async def _mental_watch(self) -> None:
         """Void a deal that waits for someone who is gone (run alongside the play loop)."""
+        woke = time.monotonic()
         while not self.finished:
+            now = time.monotonic()
+            if now - woke > WATCH_SECONDS + STALL_SECONDS:
+                # This process was held up (a flood, a loaded machine): what the seats sent
+                # meanwhile waits unread, so that time is not counted against them; a watch
+                # still counts its own half second, so no stall puts a void off for ever.
+                self.mental_since += now - woke - WATCH_SECONDS
+            woke = now
             deal = self.mental
             try:
                 seats, why = self._overdue(time.monotonic())

@@ -5,9 +5,14 @@ its key."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from netplay.fair.absence import HOST_MARGIN, host_patience, long_enough_away
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
@@ -53,6 +58,57 @@ async def test_a_seat_that_does_not_move_is_moved_by_its_own_client_in_time() ->
         assert any(f"seat {me.my_seat} " in line for line in events if line.startswith("move "))
         assert not any("voided" in line for line in events)
         assert not me.failures
+
+
+@given(away=st.floats(0.0, 86_400.0), late=st.floats(0.0, HOST_MARGIN))
+def test_an_absence_the_host_waits_out_is_believed_by_the_persons_client(
+        away: float, late: float) -> None:
+    """FAIRNESS.md A8: whatever the away time, an honest host waits longer than any absence the
+    person's client would refuse, even when that client saw its connection go up to
+    `HOST_MARGIN` after the host did."""
+    assert long_enough_away(host_patience(away) - late, away)
+    assert not long_enough_away(4.99, away)  # never dealt out for less than 5 s
+
+
+def seat_to_move(host: Host, seat: int | None) -> bool:
+    play = host.mental
+    return (play is not None and play.state is not None and not play.state.round_over
+            and play.waiting_for() == {seat})
+
+
+async def test_a_person_away_is_dealt_out_only_after_the_hosts_patience() -> None:
+    """FAIRNESS.md A8: at a 2 s away time the host voids a deal for a person away only after
+    5 s and a margin (`host_patience`), never at 2 s, when that person's client, back, would
+    refuse the void as a lie about a person who is here (seen once under load)."""
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+                           mental=True, away_timeout=2.0), on_event=lambda line: None)
+    async with table_with(host, "Gone") as me:
+        seat = me.my_seat
+        await until(lambda: seat_to_move(host, seat), "this seat's turn, all else sent")
+        me.closes_table = True  # its program stops: no key handed over
+        await me.close()
+        await until(lambda: host.seats[seat].away_since is not None, "the host seeing it gone")
+        since = host.seats[seat].away_since
+        assert since is not None
+        for absence in (2.0, 5.0, host_patience(2.0) - 0.01):
+            assert host._overdue(since + absence) == ([], ""), absence
+        assert host._overdue(since + host_patience(2.0)) == ([seat], "away past the away time")
+
+
+async def test_time_the_host_itself_was_held_up_is_not_counted_against_a_seat() -> None:
+    """A host whose process stalls past a seat's whole allowance (here the turn timer and its
+    grace) does not deal that seat out for it: the seat's answer waited unread meanwhile."""
+    events: list[str] = []
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+                           mental=True, turn_seconds=0.2), on_event=events.append)
+    async with table_with(host, "Held up") as me:
+        await until(lambda: seat_to_move(host, me.my_seat), "this seat's turn, all else sent")
+        allowed = 0.2 + 5.0
+        time.sleep(allowed + 1.0)  # noqa: ASYNC251 -- the whole process held up, on purpose
+        await until(lambda: me.view is not None and any(
+            e.seat == me.my_seat for e in me.view.history), "the seat's clock moving for it")
+        await asyncio.sleep(1.0)
+        assert not any("voided" in line for line in events), events
 
 
 async def voided_by_a_lying_host(away: list[int], times: int) -> tuple[list[str], bool]:

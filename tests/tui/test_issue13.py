@@ -18,13 +18,14 @@ from tui.commands import host as host_command
 from tui.matchsetup import MatchOptions, new_match, resume_match, save_path
 from tui.screens.dialogs import ConfirmQuit, MatchResult
 from tui.screens.hekata import HekataScreen
+from tui.screens.help import RULES, HelpScreen, how_to_play
 from tui.screens.start import StartScreen
 from tui.screens.zodiak import ZodiakScreen
 from tui.settings import load_settings, load_stats
 from tui.widgets.gamelog import GameLog
 from tui.widgets.hand import CardRow
 from tui.widgets.trick_builder import TrickBuilder
-from tui.words import hekata_words, pretty_cards
+from tui.words import hekata_words, plain_document, pretty_cards
 
 SEATS = [{"name": "Me", "sign": "leo"}, {"name": "Ada", "sign": "pisces", "bot": "greedy"}]
 HEKATA_SEATS = [{"name": "Me"}, {"name": "Ada", "bot": "greedy"}, {"name": "Boris", "bot": "greedy"},
@@ -622,6 +623,39 @@ async def test_host_from_the_start_screen_makes_the_host_command() -> None:
         await pilot.pause()
     assert app.next_command == ["host", "--game", "hekata", "--players", "2", "--bots", "1",
                                 "--port", "7777", "--name", "Me"]
+
+
+def test_the_help_texts_in_ascii_are_ascii() -> None:
+    for text in (how_to_play("zodiak"), how_to_play("hekata"), how_to_play(), RULES.read_text()):
+        assert plain_document(text).isascii()
+    assert plain_document("2♠ 3♠ on a 2♥; ←→↑↓ • — Šibenik") == "2S 3S on a 2H; arrows * - Sibenik"
+
+
+async def test_ascii_only_help_pages_show_no_unicode() -> None:
+    """Both help pages, top to bottom: suits as letters, keys in words, ASCII bullets, tables
+    and rules without box-drawing lines (Textual's own Markdown has them all)."""
+    session = new_match(MatchOptions("zodiak", 3, "Me", "leo", ("greedy",), 3, 0.0))
+    app = CardApp(session, ascii_only=True, pace=0.0)
+    async with app.run_test(size=(80, 60)) as pilot:  # tall: fewer pages to turn
+        await settle(pilot)
+        await pilot.press("question_mark")
+        for page in ("how", "rules"):
+            if page == "rules":
+                await pilot.press("r")
+            await pilot.pause()
+            help_screen = app.screen
+            assert isinstance(help_screen, HelpScreen) and help_screen.showing == page
+            scroller = help_screen.query_one(f"#{page}")
+            seen = ""
+            while True:
+                await pilot.pause()
+                seen += screen_text(app)
+                if scroller.scroll_y >= scroller.max_scroll_y:
+                    break
+                await pilot.press("pagedown")
+            assert all(ord(ch) < 128 for ch in seen), sorted({ch for ch in seen if ord(ch) > 127})
+            assert "arrows" in seen or page == "rules"
+        assert "* " in seen and "(our reading)" in seen
 
 
 async def test_ascii_only_scroll_bars_draw_no_block_glyphs() -> None:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import ContentSwitcher, Footer, Markdown
 
 from engine.house import STANDARD, HouseRules
+from tui.words import plain_document
 
 PACKAGE = Path(__file__).resolve().parent.parent
 RULES = PACKAGE / "RULES.md"
@@ -33,6 +34,12 @@ def how_to_play(game: str | None = None) -> str:
     own, everywhere = kept if kept[1].startswith("## Everywhere") else kept[::-1]
     title = title.replace("# How to play", f"# How to play {game.capitalize()}", 1)
     return title + own.split("\n", 1)[1].lstrip("\n") + "\n" + everywhere
+
+
+class PlainMarkdown(Markdown):
+    """Markdown whose lists are bulleted in ASCII, for a terminal without Unicode."""
+
+    BULLETS = ["* ", "- ", "+ ", "* ", "- "]  # noqa: RUF012 -- an instance variable in Markdown
 
 
 class HelpScreen(ModalScreen[None]):
@@ -55,11 +62,17 @@ class HelpScreen(ModalScreen[None]):
         self.game = game
         self.house = house
 
+    def page(self, text: str, name: str) -> Markdown:
+        """`text` laid out, in ASCII alone when the app draws only that (--ascii)."""
+        if self.app.has_class("-ascii"):
+            return PlainMarkdown(plain_document(text), id=name)
+        return Markdown(text, id=name)
+
     def compose(self) -> ComposeResult:
         with ContentSwitcher(initial="how"):
             with VerticalScroll(id="how", classes="help-page"):
                 house = "" if self.house.standard else f"**{self.house.describe()}**\n\n"
-                yield Markdown(house + how_to_play(self.game), id="how-text")
+                yield self.page(house + how_to_play(self.game), "how-text")
             # The full rules are long to lay out: they are read only when first asked for.
             yield VerticalScroll(id="rules", classes="help-page")
         yield Footer()
@@ -73,7 +86,7 @@ class HelpScreen(ModalScreen[None]):
     async def watch_showing(self, page: str) -> None:
         rules = self.query_one("#rules", VerticalScroll)
         if page == "rules" and not rules.children:
-            await rules.mount(Markdown(RULES.read_text(encoding="utf-8"), id="rules-text"))
+            await rules.mount(self.page(RULES.read_text(encoding="utf-8"), "rules-text"))
         self.query_one(ContentSwitcher).current = page
 
     def action_show(self, page: str) -> None:

@@ -1,0 +1,23 @@
+"""When a person counts as gone from a deal by mental poker: the one rule by which the host
+deals a person out and that person's client believes it (FAIRNESS.md A8, "A person who stays
+away")."""
+
+from __future__ import annotations
+
+MIN_AWAY_SECONDS = 5.0
+"""No one is dealt out for a shorter absence, whatever the table's away time."""
+HOST_MARGIN = 1.0
+"""How much longer than that an honest host waits: a seat times its absence from when it saw its
+connection go, which may be a moment after the host saw it, and it must not find it too short."""
+
+
+def long_enough_away(absence: float, away_seconds: float | None) -> bool:
+    """Whether a person's client believes a deal that gives its seat to the bots after an
+    absence of `absence` seconds, at a table whose away time is `away_seconds`."""
+    return absence >= max(MIN_AWAY_SECONDS, away_seconds or 0.0)
+
+
+def host_patience(away_seconds: float) -> float:
+    """How long an honest host waits for a person (away, or connected and owing a key, shuffle
+    or share) before it deals them out: longer than any absence their client would refuse."""
+    return max(MIN_AWAY_SECONDS, away_seconds) + HOST_MARGIN
