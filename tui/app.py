@@ -46,6 +46,7 @@ class CardApp(App[str | None]):
     CSS_PATH = "cardtui.tcss"
     TITLE = "cardtui"
     ENABLE_COMMAND_PALETTE = False
+    SETTINGS_KEPT = True  # the settings screen saves them for next time
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", show=False, priority=True),
         Binding("f9", "toggle_dark", "Light/dark", show=False),
@@ -119,11 +120,13 @@ class CardApp(App[str | None]):
             self.ascii_only = chosen.card_style == "ascii"
             self.set_class(self.ascii_only, "-ascii")
             self.pace = chosen.speed
-            self.notify("Settings saved.", timeout=2)
+            self.notify("Settings saved." if self.SETTINGS_KEPT else
+                        "Settings changed for this session.", timeout=2)
             if after is not None:
                 after()
 
-        self.push_screen(SettingsScreen(self.settings, sorted(self.available_themes)), apply)
+        self.push_screen(SettingsScreen(self.settings, sorted(self.available_themes),
+                                        kept=self.SETTINGS_KEPT), apply)
 
     def record_result(self, game: str, won: bool) -> None:
         """Count a finished match in the saved statistics."""

@@ -75,8 +75,9 @@ class ServerApp(CardApp):
         self.theme_variables = dict(known[1])
         return dict(known[1])
 
+    SETTINGS_KEPT = False  # the settings file is the operator's: a visitor's last a session
+
     def update_settings(self, settings: Settings) -> None:
-        # The settings file is the operator's: a visitor's choices last for their session.
         self.settings = settings
 
 
@@ -143,7 +144,7 @@ class ServerApp(CardApp):
         identity = self._identities.setdefault(room, SeatIdentity())
         session = RemoteSession(game="", url=self.tables.relay_url, room=room,
                                 name=self.player_name, owner=owner, watch=watch,
-                                identity=identity)
+                                identity=identity, sign=self.settings.sign or None)
         session.after_match = True  # any seat may offer a rematch here; leaving closes it
         try:
             await session.start()

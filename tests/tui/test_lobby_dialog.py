@@ -28,7 +28,8 @@ from tui.app import CardApp
 from tui.screens.game import GameScreen
 from tui.screens.help import HelpScreen
 from tui.screens.lobby import LobbyScreen, NewTableDialog
-from tui.settings import load_stats, stats_path
+from tui.screens.settings import SettingsScreen
+from tui.settings import load_stats, settings_path, stats_path
 from tui.ssh_entry import ServerApp
 from tui.widgets.bars import KeyLine
 
@@ -221,3 +222,36 @@ async def test_a_failure_of_the_terminals_input_is_told_the_same_way(
     shown = " ".join(capfd.readouterr().err.split())
     assert "this session stopped at an error (reading the terminal)" in shown
     assert "secret" not in shown
+
+
+async def test_a_visitor_chooses_a_sign_for_the_session_and_sits_with_it(
+        tables_url: str, data_dir: Path) -> None:
+    """s in the lobby opens the settings for this session (no name: it is the SSH login; no
+    statistics: they are the operator's; nothing saved); the sign chosen is the seat's."""
+    async with tables_api(TableLimits()) as (service, loopback, _opened):
+        app = ServerApp(TablesClient(loopback), "Me")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            assert " s Sign, settings " in app.screen.query_one(KeyLine).render().plain
+            await pilot.press("s")
+            await pilot.pause()
+            settings = app.screen
+            assert isinstance(settings, SettingsScreen)
+            assert str(settings.query_one("#settings-title", Static).render()) == (
+                "Settings (for this session)")
+            assert not settings.query("#set-name") and not settings.query("#stats")
+            settings.query_one("#set-sign", Select).value = "leo"
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, LobbyScreen)
+            title = str(app.screen.query_one("#lobby-title", Static).render())
+            assert title.endswith("you are Me, Leo (for Zodiak)"), title
+            assert app.settings.sign == "leo" and not settings_path().exists()
+            await open_dialog(pilot, app)
+            await pilot.press("enter")  # Zodiak for 2: the visitor and a bot
+            await wait_until(pilot, lambda: isinstance(app.screen, GameScreen)
+                             and app.screen.view is not None, "the table's screen", limit=20)
+            (table,) = service.tables.values()
+            me = app.screen.session.my_seat
+            assert table.host.seats[me].sign == "leo"
+            await pilot.pause(0.3)

@@ -198,6 +198,7 @@ class LobbyScreen(Screen[None]):
         Binding("enter", "join", "Join", key_display="⏎", priority=True),
         Binding("w", "watch", "Watch"),
         Binding("r", "refresh_tables", "Refresh"),
+        Binding("s", "settings", "Sign, settings"),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -226,9 +227,7 @@ class LobbyScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        # A user name is whatever the SSH client sent: shown as plain text, never as markup.
-        yield Static(Text(f"Tables on this server — you are {self.player_name}"),
-                     id="lobby-title")
+        yield Static(self.who(), id="lobby-title")
         yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it."
                      " The server deals every table: it can see every hand.",
                      id="lobby-help")
@@ -347,6 +346,17 @@ class LobbyScreen(Screen[None]):
         # Only a table that waits for other people has anything to start early.
         waits = request.players - request.bots > 1
         await self.sit(room, owner=owner if waits else None)
+
+    def who(self) -> Text:
+        """The lobby's title: whose it is, and their sign when they chose one."""
+        sign = lobby_app(self.app).settings.sign
+        chosen = f", {sign.capitalize()} (for Zodiak)" if sign else ""
+        # A user name is whatever the SSH client sent: shown as plain text, never as markup.
+        return Text(f"Tables on this server — you are {self.player_name}{chosen}")
+
+    def action_settings(self) -> None:
+        lobby_app(self.app).open_settings(lambda: self.query_one("#lobby-title", Static)
+                                          .update(self.who()))
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen  # Markdown is loaded only by those who ask

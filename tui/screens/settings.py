@@ -28,22 +28,28 @@ class SettingsScreen(ClosesOnce, Screen[Settings | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, settings: Settings, themes: list[str]) -> None:
+    def __init__(self, settings: Settings, themes: list[str], kept: bool = True) -> None:
         super().__init__()
         self.settings = settings
         self.themes = themes
+        # A `cardtui serve` visitor's settings last for their session: the files are the
+        # operator's (and so are the statistics), and their name is their SSH login.
+        self.kept = kept
 
     def on_mount(self) -> None:
-        self.query_one("#set-name", Input).focus()  # typing goes somewhere from the first key
+        # Typing goes somewhere from the first key.
+        self.query_one("#set-name" if self.kept else "#set-sign").focus()
 
     def compose(self) -> ComposeResult:
         s = self.settings
         ascii_only = self.app.has_class("-ascii")
         yield card_header(ascii_only)
         with VerticalScroll(id="settings"):
-            yield Static("Settings (kept for next time)", id="settings-title")
-            yield from self._field("Your name", Input(s.name, placeholder="your login name",
-                                                      id="set-name", max_length=20))
+            yield Static("Settings (kept for next time)" if self.kept else
+                         "Settings (for this session)", id="settings-title")
+            if self.kept:
+                yield from self._field("Your name", Input(s.name, placeholder="your login name",
+                                                          id="set-name", max_length=20))
             yield from self._field("Your sign", Dropdown(
                 sign_choices(ascii_only), value=s.sign or Select.NULL,
                 prompt="today's sign", id="set-sign"))
@@ -63,7 +69,8 @@ class SettingsScreen(ClosesOnce, Screen[Settings | None]):
                 [(words, key) for key, words in HEKATA_ORDERS.items()], value=s.hekata_order,
                 allow_blank=False, id="set-hekata-order"))
             yield from self._field("Bell on your turn", Switch(s.bell, id="set-bell"))
-            yield Static(Text("\n".join(load_stats().lines())), id="stats")
+            if self.kept:
+                yield Static(Text("\n".join(load_stats().lines())), id="stats")
             with Horizontal(id="settings-buttons"):
                 yield Button("Save (ctrl+s)", variant="primary", id="save")
                 yield Button("Cancel (esc)", id="cancel")
@@ -83,7 +90,8 @@ class SettingsScreen(ClosesOnce, Screen[Settings | None]):
             return default if picked is Select.NULL else str(picked)
 
         return Settings(
-            name=self.query_one("#set-name", Input).value.strip(),
+            name=self.query_one("#set-name", Input).value.strip() if self.kept
+            else self.settings.name,
             sign=value("#set-sign", ""), theme=value("#set-theme", ""),
             bot_speed=value("#set-speed", "normal"), bell=self.query_one("#set-bell", Switch).value,
             card_style=value("#set-cards", CARD_STYLES[0]),
