@@ -52,7 +52,8 @@ class SettingsScreen(ClosesOnce, Screen[Settings | None]):
                                                           id="set-name", max_length=20))
             yield from self._field("Your sign", Dropdown(
                 sign_choices(ascii_only), value=s.sign or Select.NULL,
-                prompt="today's sign", id="set-sign"))
+                # `join` without a sign takes today's; a server's table draws one.
+                prompt="today's sign" if self.kept else "drawn by the table", id="set-sign"))
             yield from self._field("Theme", Dropdown(
                 [(t, t) for t in self.themes], value=s.theme if s.theme in self.themes
                 else Select.NULL, prompt="the default", id="set-theme"))
