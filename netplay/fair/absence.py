@@ -1,8 +1,12 @@
-"""When a person counts as gone from a deal by mental poker: the one rule by which the host
-deals a person out and that person's client believes it (FAIRNESS.md A8, "A person who stays
-away")."""
+"""When a person counts as gone from a deal by mental poker: how long the host waits before it
+deals a person out, and the absence after which that person's client believes it, kept apart
+by a margin (FAIRNESS.md A8, "A person who stays away")."""
 
 from __future__ import annotations
+
+import time
+
+_BOOT_CLOCK = getattr(time, "CLOCK_BOOTTIME", None)  # Linux: counts the time the machine slept
 
 MIN_AWAY_SECONDS = 5.0
 """No one is dealt out for a shorter absence, whatever the table's away time."""
@@ -21,3 +25,12 @@ def host_patience(away_seconds: float) -> float:
     """How long an honest host waits for a person (away, or connected and owing a key, shuffle
     or share) before it deals them out: longer than any absence their client would refuse."""
     return max(MIN_AWAY_SECONDS, away_seconds) + HOST_MARGIN
+
+
+def slept() -> float:
+    """Seconds this machine has been suspended since it booted, as far as its clock tells
+    (Linux; elsewhere 0): `time.monotonic` stops while a laptop sleeps, a person's absence
+    does not."""
+    if _BOOT_CLOCK is None:
+        return 0.0
+    return max(0.0, time.clock_gettime(_BOOT_CLOCK) - time.monotonic())

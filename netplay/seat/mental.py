@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.errors import IllegalMove
 from netplay.fair import DEALER, FairnessError, SignedMessage
-from netplay.fair.absence import long_enough_away
+from netplay.fair.absence import long_enough_away, slept
 from netplay.fair.context import BOT_PARTY
 from netplay.fair.mental_lobby import FIRST_ROUND, LobbyDeck
 from netplay.fair.mental_play import MentalPlay
@@ -172,6 +172,10 @@ class SeatMental(SeatState):
             self._signed_here = set()
         self.mental, self._handed, self._lost, self._told_lost = play, set(), False, False
         self.view, self.round_number, self._shown = None, play.round_no, 0
+        if self.phase == "live":
+            # A deal begun while this person is here: an absence before it no longer lets the
+            # host deal them out (one replayed on rejoining is judged as it was).
+            self.away_for, self._slept_at_deal = 0.0, slept()
         self._mental_after()
 
     def _on_mental_void(self, msg: MpVoid) -> None:
@@ -319,7 +323,9 @@ class SeatMental(SeatState):
         """Whether this seat's last absence was long enough for an honest host to deal it out."""
         if not self._ever_live:
             return True  # this process started after the deal: its person was not here
-        return long_enough_away(self.away_for, self.away_seconds)
+        # A machine that slept that long during the deal was away too, its connection or not.
+        asleep = slept() - self._slept_at_deal
+        return long_enough_away(max(self.away_for, asleep), self.away_seconds)
 
     # -- every message this seat signs comes back forwarded ---------------------------
 

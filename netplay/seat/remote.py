@@ -206,10 +206,10 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             if self.closed or self._match_done() or self.gone is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning", state=True))
-            lost_at = time.monotonic()
+            if self._lost_at is None:  # gone again before the host welcomed it back
+                self._lost_at = time.monotonic()
             if not await self._reconnect(delay):
                 break
-            self.away_for = time.monotonic() - lost_at
         await self._shutdown_connection()
         self.closed = True
         if self.gone is not None:
@@ -302,6 +302,10 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         if msg.game not in GAMES:
             raise ProtocolError("bad_frame", f"no game called {msg.game!r}")
         self.my_seat = msg.seat
+        if self._lost_at is not None:
+            # Back at the table only now: until its welcome the host counted this seat away.
+            self.away_for = time.monotonic() - self._lost_at
+            self._lost_at = None
         token = msg.token
         self.game = msg.game
         self.target = read_number(msg.target, "'target'")

@@ -21,6 +21,7 @@ import aiohttp
 from engine.house import STANDARD, HouseRules
 from engine.match import Round
 from netplay.fair import FairnessError, PublicIdentity, TranscriptChain
+from netplay.fair.absence import slept
 from netplay.fair.mental_lobby import LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.messages import (
@@ -116,7 +117,9 @@ class SeatState(GameSession, ABC):
     ignored: int = 0  # mental-poker messages of caught deals left unchecked, in all
     _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
     away_seconds: float | None = None  # the table's away time, from its welcome
-    away_for: float = 0.0  # how long this seat's last absence from the table lasted
+    away_for: float = 0.0  # how long this seat's last absence during the deal in play lasted
+    _lost_at: float | None = None  # when this seat's connection went, until the host welcomes it
+    _slept_at_deal: float = field(default_factory=slept)  # `slept()` as the deal in play began
     _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False
     # The host's own seat in `cardtui host`: its leaving stops the table, so it hands nothing

@@ -313,10 +313,7 @@ class HostMental(TableState):
         while not self.finished:
             now = time.monotonic()
             if now - woke > WATCH_SECONDS + STALL_SECONDS:
-                # This process was held up (a flood, a loaded machine): what the seats sent
-                # meanwhile waits unread, so that time is not counted against them; a watch
-                # still counts its own half second, so no stall puts a void off for ever.
-                self.mental_since += now - woke - WATCH_SECONDS
+                self._forgive_stall(woke + WATCH_SECONDS, now)
             woke = now
             deal = self.mental
             try:
@@ -326,6 +323,20 @@ class HostMental(TableState):
             if seats and deal is not None:
                 await self._locked_void(seats, why, deal)
             await asyncio.sleep(WATCH_SECONDS)
+
+    def _forgive_stall(self, start: float, end: float) -> None:
+        """This process was held up from `start` to `end` (a flood, a loaded machine): what the
+        seats sent meanwhile, a rejoin among it, waited unread, so that time is not counted
+        against a seat that owes something or is away. Only the part of it after each clock
+        started counts, and each watch still counts its own half second, so no run of stalls
+        puts a void off for ever."""
+        def forgiven(since: float) -> float:
+            return since + max(0.0, end - max(since, start))
+
+        self.mental_since = forgiven(self.mental_since)
+        for seat in self.seats:
+            if seat.away_since is not None:
+                seat.away_since = forgiven(seat.away_since)
 
     async def _mental_resume(self, epoch: int) -> None:
         """After a restart mid-deal (the host's bots' key is lost with the old process): void

@@ -9,6 +9,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -60,7 +61,7 @@ async def test_a_seat_that_does_not_move_is_moved_by_its_own_client_in_time() ->
         assert not me.failures
 
 
-@given(away=st.floats(0.0, 86_400.0), late=st.floats(0.0, HOST_MARGIN))
+@given(away=st.floats(0.0, 86_400.0), late=st.floats(0.0, HOST_MARGIN - 1e-6))
 def test_an_absence_the_host_waits_out_is_believed_by_the_persons_client(
         away: float, late: float) -> None:
     """FAIRNESS.md A8: whatever the away time, an honest host waits longer than any absence the
@@ -92,7 +93,40 @@ async def test_a_person_away_is_dealt_out_only_after_the_hosts_patience() -> Non
         assert since is not None
         for absence in (2.0, 5.0, host_patience(2.0) - 0.01):
             assert host._overdue(since + absence) == ([], ""), absence
-        assert host._overdue(since + host_patience(2.0)) == ([seat], "away past the away time")
+        patience = host_patience(2.0)
+        assert host._overdue(since + patience) == ([seat], "away past the away time")
+        # The host's own stalls are forgiven, only as far as they fall after the seat went:
+        # its rejoin may have waited unread meanwhile.
+        host._forgive_stall(since - 5.0, since - 1.0)
+        assert host.seats[seat].away_since == since
+        host._forgive_stall(since - 2.0, since + 1.0)
+        host._forgive_stall(since + 2.0, since + 4.0)
+        assert host.seats[seat].away_since == pytest.approx(since + 3.0)
+        assert host._overdue(since + 3.0 + patience - 0.01) == ([], "")
+        assert host._overdue(since + 3.0 + patience + 0.01)[0] == [seat]
+
+
+async def test_a_persons_absence_lasts_until_the_welcome_and_counts_for_one_deal() -> None:
+    """FAIRNESS.md A8: the client times its absence from when its connection went until the
+    host welcomed it back (the host counts it away until then), and a deal begun while it is
+    here starts that count again: an old absence no longer lets the host deal it out."""
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+                           mental=True, away_timeout=2.0), on_event=lambda line: None)
+    async with table_with(host, "Back") as me:
+        await until(lambda: me.view is not None, "round 1 dealt")
+        assert me.away_for == 0.0 and not me._was_away()
+        assert me._conn is not None
+        await me._conn.close()  # the network drops it; the client comes back on its own
+        await until(lambda: me.away_for > 0.0, "the host's welcome back")
+        assert me._lost_at is None and not me._was_away()  # back within the second
+        # As if this machine had slept 10 s since the deal began (a laptop closed): the
+        # monotonic clock stops meanwhile, the person was gone all the same.
+        me._slept_at_deal -= 10.0
+        assert me._was_away()
+        assert host.mental is not None
+        await host._locked_void([], "the host started again", host.mental)  # a new deal
+        await until(lambda: me.mental is not None and me.mental.first_epoch >= 1, "the deal")
+        assert me.away_for == 0.0 and not me._was_away()
 
 
 async def test_time_the_host_itself_was_held_up_is_not_counted_against_a_seat() -> None:
