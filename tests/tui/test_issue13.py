@@ -636,7 +636,7 @@ async def test_ascii_only_help_pages_show_no_unicode() -> None:
     and rules without box-drawing lines (Textual's own Markdown has them all)."""
     session = new_match(MatchOptions("zodiak", 3, "Me", "leo", ("greedy",), 3, 0.0))
     app = CardApp(session, ascii_only=True, pace=0.0)
-    async with app.run_test(size=(80, 60)) as pilot:  # tall: fewer pages to turn
+    async with app.run_test(size=(80, 150)) as pilot:  # tall: fewer pages to turn
         await settle(pilot)
         await pilot.press("question_mark")
         for page in ("how", "rules"):

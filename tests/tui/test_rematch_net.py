@@ -212,7 +212,7 @@ async def test_a_round_result_left_open_closes_when_the_table_deals_the_next_rou
         await session.wait_seated()
     # The person takes a moment at each turn, as people do: the match lasts, and the screen is
     # seen at their turn between one round's result and the next.
-    players = [asyncio.create_task(play_for(me, think=0.3)),
+    players = [asyncio.create_task(play_for(me, think=0.1)),
                asyncio.create_task(play_for(friend))]
     await friend.set_ready(True)
     await me.set_ready(True)
