@@ -27,6 +27,14 @@ def host_patience(away_seconds: float) -> float:
     return max(MIN_AWAY_SECONDS, away_seconds) + HOST_MARGIN
 
 
+def absence_clock() -> float:
+    """Seconds on a clock that runs on while the machine sleeps (Linux's boot clock; elsewhere
+    the monotonic one), to time a person's absence by."""
+    if _BOOT_CLOCK is None:
+        return time.monotonic()
+    return time.clock_gettime(_BOOT_CLOCK)
+
+
 def slept() -> float:
     """Seconds this machine has been suspended since it booted, as far as its clock tells
     (Linux; elsewhere 0): `time.monotonic` stops while a laptop sleeps, a person's absence

@@ -176,6 +176,9 @@ class SeatMental(SeatState):
             # A deal begun while this person is here: an absence before it no longer lets the
             # host deal them out (one replayed on rejoining is judged as it was).
             self.away_for, self._slept_at_deal = 0.0, slept()
+        elif self._lost_at is not None:
+            # A deal begun while this client was gone: sleep before it went does not count.
+            self._slept_at_deal = self._slept_at_loss
         self._mental_after()
 
     def _on_mental_void(self, msg: MpVoid) -> None:

@@ -38,6 +38,7 @@ from netplay.fair import (
     PublicIdentity,
     SignedMessage,
 )
+from netplay.fair.absence import absence_clock, slept
 from netplay.fair.fingerprint import host_matches, table_fingerprint
 from netplay.messages import (
     HOST_BODIES,
@@ -206,8 +207,8 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             if self.closed or self._match_done() or self.gone is not None:
                 break
             self.emit(Notice("connection lost; reconnecting…", "warning", state=True))
-            if self._lost_at is None:  # gone again before the host welcomed it back
-                self._lost_at = time.monotonic()
+            if self._lost_at is None:  # else gone again before it was following live
+                self._lost_at, self._slept_at_loss = absence_clock(), slept()
             if not await self._reconnect(delay):
                 break
         await self._shutdown_connection()
@@ -303,9 +304,9 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             raise ProtocolError("bad_frame", f"no game called {msg.game!r}")
         self.my_seat = msg.seat
         if self._lost_at is not None:
-            # Back at the table only now: until its welcome the host counted this seat away.
-            self.away_for = time.monotonic() - self._lost_at
-            self._lost_at = None
+            # Until its welcome the host counted this seat away: what its catch-up replays is
+            # judged by the absence so far (it ends once the seat follows live, `synced`).
+            self.away_for = absence_clock() - self._lost_at
         token = msg.token
         self.game = msg.game
         self.target = read_number(msg.target, "'target'")

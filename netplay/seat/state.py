@@ -118,7 +118,10 @@ class SeatState(GameSession, ABC):
     _unforwarded: dict[int, tuple[bytes, bool]] = field(default_factory=dict)  # seq: (sent, again)
     away_seconds: float | None = None  # the table's away time, from its welcome
     away_for: float = 0.0  # how long this seat's last absence during the deal in play lasted
-    _lost_at: float | None = None  # when this seat's connection went, until the host welcomes it
+    # When this seat's connection went (`absence_clock`), until it follows the table live again,
+    # and `slept()` then.
+    _lost_at: float | None = None
+    _slept_at_loss: float = 0.0
     _slept_at_deal: float = field(default_factory=slept)  # `slept()` as the deal in play began
     _ever_live: bool = False  # whether this process has followed the table live
     is_owner: bool = False

@@ -106,19 +106,26 @@ async def test_a_person_away_is_dealt_out_only_after_the_hosts_patience() -> Non
         assert host._overdue(since + 3.0 + patience + 0.01)[0] == [seat]
 
 
-async def test_a_persons_absence_lasts_until_the_welcome_and_counts_for_one_deal() -> None:
-    """FAIRNESS.md A8: the client times its absence from when its connection went until the
-    host welcomed it back (the host counts it away until then), and a deal begun while it is
-    here starts that count again: an old absence no longer lets the host deal it out."""
-    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+REFUSED = "naming this seat as gone while its person is here"
+
+
+def short_away_host() -> Host:
+    return Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
                            mental=True, away_timeout=2.0), on_event=lambda line: None)
+
+
+async def test_a_persons_absence_lasts_until_it_follows_live_and_counts_for_one_deal() -> None:
+    """FAIRNESS.md A8: the client times its absence from when its connection went until it
+    follows the table live again, and a deal begun while it is here starts that count again:
+    an old absence no longer lets the host deal it out."""
+    host = short_away_host()
     async with table_with(host, "Back") as me:
         await until(lambda: me.view is not None, "round 1 dealt")
         assert me.away_for == 0.0 and not me._was_away()
         assert me._conn is not None
         await me._conn.close()  # the network drops it; the client comes back on its own
-        await until(lambda: me.away_for > 0.0, "the host's welcome back")
-        assert me._lost_at is None and not me._was_away()  # back within the second
+        await until(lambda: me._lost_at is None and me.phase == "live", "live again")
+        assert 0.0 < me.away_for < 5.0 and not me._was_away()  # back within the second
         # As if this machine had slept 10 s since the deal began (a laptop closed): the
         # monotonic clock stops meanwhile, the person was gone all the same.
         me._slept_at_deal -= 10.0
@@ -127,6 +134,66 @@ async def test_a_persons_absence_lasts_until_the_welcome_and_counts_for_one_deal
         await host._locked_void([], "the host started again", host.mental)  # a new deal
         await until(lambda: me.mental is not None and me.mental.first_epoch >= 1, "the deal")
         assert me.away_for == 0.0 and not me._was_away()
+
+
+async def test_a_welcome_held_back_does_not_make_a_present_person_away() -> None:
+    """A host that answers a rejoin with the round and `synced` but holds the `welcome` back,
+    sends it 6 s later, then voids the deal naming the seat: the person was here, live, all
+    along, so the client refuses the void (found by an attacker's review: the absence ended
+    at the welcome)."""
+    host = short_away_host()
+    async with table_with(host, "Here") as me:
+        await until(lambda: me.view is not None, "round 1 dealt")
+        honest_resync = host._resync
+        held: list[tuple[int, bytes]] = []
+
+        async def without_welcome(conn: int, first: list[bytes], chain: int,
+                                  have: int) -> None:
+            held.append((conn, first[0]))
+            await honest_resync(conn, [], chain, have)
+
+        host._resync = without_welcome  # type: ignore[method-assign]
+        assert me._conn is not None
+        await me._conn.close()
+        await until(lambda: held and me.phase == "live", "live again without a welcome")
+        host._resync = honest_resync  # type: ignore[method-assign]
+        await asyncio.sleep(6.0)
+        conn, welcome = held[0]
+        await host._send(conn, welcome)
+        assert host.mental is not None
+        await host._locked_void([me.my_seat], "a lie", host.mental)
+        await until(lambda: me.failures, "the void judged")
+        assert any(REFUSED in f for f in me.failures), me.failures
+
+
+async def test_sleep_before_the_connection_went_does_not_carry_into_a_deal_made_meanwhile(
+        ) -> None:
+    """The machine slept 10 s early in the deal and the person has been here since; the
+    host drops the connection, deals again meanwhile (a void naming nobody), and once the
+    client follows live voids naming the seat: refused (the sleep was in an earlier deal)."""
+    host = short_away_host()
+    async with table_with(host, "Slept") as me:
+        await until(lambda: me.view is not None, "round 1 dealt")
+        me._slept_at_deal -= 10.0  # as if it had slept 10 s since the deal began
+        honest_connect = me._connect
+        reopened = asyncio.Event()
+
+        async def after_the_new_deal() -> None:
+            await reopened.wait()
+            await honest_connect()
+
+        me._connect = after_the_new_deal  # type: ignore[method-assign]
+        assert me._conn is not None and host.mental is not None
+        await me._conn.close()
+        await until(lambda: me._lost_at is not None, "the connection gone")
+        await host._locked_void([], "the host started again", host.mental)
+        reopened.set()
+        await until(lambda: me.phase == "live" and me.mental is not None
+                    and me.mental.first_epoch >= 1, "live in the new deal")
+        assert not me._was_away()
+        await host._locked_void([me.my_seat], "a lie", host.mental)
+        await until(lambda: me.failures, "the void judged")
+        assert any(REFUSED in f for f in me.failures), me.failures
 
 
 async def test_time_the_host_itself_was_held_up_is_not_counted_against_a_seat() -> None:
