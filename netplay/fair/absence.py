@@ -39,6 +39,4 @@ def slept() -> float:
     """Seconds this machine has been suspended since it booted, as far as its clock tells
     (Linux; elsewhere 0): `time.monotonic` stops while a laptop sleeps, a person's absence
     does not."""
-    if _BOOT_CLOCK is None:
-        return 0.0
-    return max(0.0, time.clock_gettime(_BOOT_CLOCK) - time.monotonic())
+    return max(0.0, absence_clock() - time.monotonic())

@@ -26,7 +26,6 @@ from netplay.fair import (
     open_card,
     verify_message,
 )
-from netplay.fair.absence import absence_clock
 from netplay.fair.audit import MAX_EPOCHS
 from netplay.messages import (
     HOST_PAYLOADS,
@@ -98,10 +97,8 @@ class ClientChecks(SeatState):
         caught_up = self.phase == "catchup"
         self.phase = "live"
         self._ever_live = True
-        if self._lost_at is not None:
-            # Here again, live: the absence ends now, not at a welcome a host could hold back.
-            self.away_for = absence_clock() - self._lost_at
-            self._lost_at = None
+        # Here again, live: the absence ends now, not at a welcome a host could hold back.
+        self._time_absence(ended=True)
         if (caught_up and msg.turn_left is not None and self.turn_seconds
                 and self.turn_since is not None):
             # Only the countdown shown: `synced` is not signed, and this client's own clock

@@ -303,10 +303,9 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         if msg.game not in GAMES:
             raise ProtocolError("bad_frame", f"no game called {msg.game!r}")
         self.my_seat = msg.seat
-        if self._lost_at is not None:
-            # Until its welcome the host counted this seat away: what its catch-up replays is
-            # judged by the absence so far (it ends once the seat follows live, `synced`).
-            self.away_for = absence_clock() - self._lost_at
+        # Until its welcome the host counted this seat away: what its catch-up replays is
+        # judged by the absence so far (it ends once the seat follows live, `synced`).
+        self._time_absence(ended=False)
         token = msg.token
         self.game = msg.game
         self.target = read_number(msg.target, "'target'")

@@ -21,7 +21,7 @@ import aiohttp
 from engine.house import STANDARD, HouseRules
 from engine.match import Round
 from netplay.fair import FairnessError, PublicIdentity, TranscriptChain
-from netplay.fair.absence import slept
+from netplay.fair.absence import absence_clock, slept
 from netplay.fair.mental_lobby import LobbyDeck
 from netplay.fair.mental_play import MentalPlay
 from netplay.messages import (
@@ -138,6 +138,14 @@ class SeatState(GameSession, ABC):
     chat_count: int = 0  # every chat line heard, the ones no longer kept too
     _welcome: asyncio.Event = field(default_factory=asyncio.Event)
     _retry: asyncio.Task[None] | None = None
+
+    def _time_absence(self, ended: bool) -> None:
+        """Set `away_for` to the absence since the connection went, if it went; `ended`: this
+        seat follows the table live again, so the absence is over."""
+        if self._lost_at is not None:
+            self.away_for = absence_clock() - self._lost_at
+            if ended:
+                self._lost_at = None
 
     def _show_round_start(self, state: Round) -> None:
         """Take `state` as the round's view and tell the screen a round (and the match) began."""
