@@ -88,7 +88,7 @@ def hekata_words(name: str, effect: HekataEffect, show_drawn: bool = False) -> s
 
 _ASCII_SUITS = str.maketrans({symbol: suit for suit, symbol in SUIT_SYMBOLS.items()})
 _ASCII = str.maketrans({"—": "-", "–": "-", "·": "|", "…": "...", "•": "*", "▶": ">", "▼": "v",
-                        "✓": "OK", "✗": "!!", "←": "<", "→": ">", "“": '"', "”": '"', "×": "x"})
+                        "✓": "OK", "✗": "!!", "←": "<", "→": ">", "⏎": "enter", "“": '"', "”": '"', "×": "x"})
 
 
 def plain_text(text: str) -> str:

@@ -23,6 +23,7 @@ from engine.house import HouseRules
 from netplay.table.service import TableLimits, TablesClient, TablesService, add_table_routes
 from tests.netplay.test_tables_per_visitor import tables_api
 from tests.tui.test_footer_fits import footer_keys
+from tests.tui.test_issue13 import screen_text
 from tests.tui.test_seats import wait_until
 from tui.app import CardApp
 from tui.screens.game import GameScreen
@@ -255,3 +256,17 @@ async def test_a_visitor_chooses_a_sign_for_the_session_and_sits_with_it(
             me = app.screen.session.my_seat
             assert table.host.seats[me].sign == "leo"
             await pilot.pause(0.3)
+
+
+async def test_an_ascii_session_sees_the_lobby_and_its_dialog_in_ascii(tables_url: str) -> None:
+    """--ascii (or the card style chosen): the lobby's dashes, ellipses and enter key in words
+    (seen over ssh: the lobby still drew them)."""
+    app = ServerApp(TablesClient(tables_url), "Me", ascii_only=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lobby = screen_text(app)
+        await open_dialog(pilot, app)
+        dialog = screen_text(app)
+        for text in (lobby, dialog):
+            assert text.isascii(), sorted({ch for ch in text if not ch.isascii()})
+        assert "you are Me" in lobby and "enter joins" in lobby and "Create (enter)" in dialog

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import aiohttp
 from rich.text import Text
 from textual import events, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
@@ -29,6 +29,7 @@ from tui.screens.dialogs import ClosesOnce
 from tui.widgets.bars import KeyLine, TitleBar
 from tui.widgets.dropdown import Dropdown
 from tui.widgets.house import HouseRulesInput
+from tui.words import plain_text
 
 REFRESH_SECONDS = 2.0  # between attempts while the server cannot be reached
 STATE_WORDS = {"waiting": "waiting", "playing": "playing", "over": "over"}  # Seats says for whom
@@ -41,6 +42,11 @@ COLUMNS = (("Table", len(format_room_code("0" * ROOM_CODE_LENGTH))),
            ("Seats", len("4/4")), ("People", 3), ("Watch", 3),
            ("State", max(len(words) for words in STATE_WORDS.values())),
            ("House", len("max-row=9,target=3000")))  # longer ones are cut: the table's lobby says all
+
+
+def shown(text: str, app: App[Any]) -> str:
+    """`text` in the characters the app draws: plain ASCII under --ascii."""
+    return plain_text(text) if app.has_class("-ascii") else text
 
 
 class NewTableDialog(ClosesOnce, ModalScreen[TableRequest | None]):
@@ -81,7 +87,7 @@ class NewTableDialog(ClosesOnce, ModalScreen[TableRequest | None]):
                 yield HouseRulesInput(STANDARD, id="house", compact=True)
             yield Static("", id="new-table-about", classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Create (⏎)", id="create", variant="primary")
+                yield Button(shown("Create (⏎)", self.app), id="create", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
         yield Footer()  # its own: the lobby's underneath offered keys this dialog does not take
 
@@ -228,11 +234,11 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(self.who(), id="lobby-title")
-        yield Static("n opens a new table; ⏎ joins the highlighted one, w watches it."
-                     " The server deals every table: it can see every hand.",
+        yield Static(shown("n opens a new table; ⏎ joins the highlighted one, w watches it."
+                           " The server deals every table: it can see every hand.", self.app),
                      id="lobby-help")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        yield Static("Loading the tables…", id="lobby-status")
+        yield Static(shown("Loading the tables…", self.app), id="lobby-status")
         yield KeyLine()
 
     def on_mount(self) -> None:
@@ -319,7 +325,7 @@ class LobbyScreen(Screen[None]):
         """Show text under the listing, in the error colour if error; a `kept` line stays
         until the player's next action, not only until the listing changes."""
         status = self.query_one("#lobby-status", Static)
-        status.update(literal(text))
+        status.update(literal(shown(text, self.app)))
         status.set_class(error, "-error")
         self._status_kept = kept
 
@@ -352,7 +358,7 @@ class LobbyScreen(Screen[None]):
         sign = lobby_app(self.app).settings.sign
         chosen = f", {sign.capitalize()} (for Zodiak)" if sign else ""
         # A user name is whatever the SSH client sent: shown as plain text, never as markup.
-        return Text(f"Tables on this server — you are {self.player_name}{chosen}")
+        return Text(shown(f"Tables on this server — you are {self.player_name}{chosen}", self.app))
 
     def action_settings(self) -> None:
         lobby_app(self.app).open_settings(lambda: self.query_one("#lobby-title", Static)
