@@ -8,6 +8,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -194,6 +195,47 @@ async def test_sleep_before_the_connection_went_does_not_carry_into_a_deal_made_
         await host._locked_void([me.my_seat], "a lie", host.mental)
         await until(lambda: me.failures, "the void judged")
         assert any(REFUSED in f for f in me.failures), me.failures
+
+
+async def test_a_second_drop_during_the_catch_up_keeps_the_first_absence() -> None:
+    """FAIRNESS.md A8: a person whose connection goes at its turn, away past the host's
+    patience, is dealt out; its client comes back, and the connection goes again just after
+    the `welcome`, before it follows live. The absence is still timed from the first loss, so
+    the void its next catch-up replays is believed and the person plays the new deal (timed
+    from the second loss it would be a fraction of a second, and the void refused as a lie)."""
+    events: list[str] = []
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+                           mental=True, away_timeout=2.0), on_event=events.append)
+    async with table_with(host, "Twice") as me:
+        seat = me.my_seat
+        await until(lambda: seat_to_move(host, seat), "this seat's turn, all else sent")
+        honest_connect, honest_welcome = me._connect, me._on_welcome
+        back = asyncio.Event()
+
+        async def when_let_back() -> None:
+            await back.wait()
+            await honest_connect()
+
+        dropped: list[object] = []
+
+        def welcome_then_gone(msg: Any) -> None:
+            honest_welcome(msg)
+            if not dropped:  # the connection dies right after its first welcome
+                dropped.append(me._conn)
+                assert me._conn is not None
+                asyncio.create_task(me._conn.close())
+                raise ConnectionError("gone again during the catch-up")
+
+        me._connect = when_let_back  # type: ignore[method-assign]
+        me._on_welcome = welcome_then_gone  # type: ignore[method-assign]
+        assert me._conn is not None
+        await me._conn.close()
+        await until(lambda: any("voided" in line for line in events), "dealt out", 30.0)
+        back.set()
+        await until(lambda: me.failures or me.phase == "live" and me.mental is not None
+                    and me.mental.first_epoch >= 1, "live in the new deal, or a refusal")
+        assert dropped and not me.failures, me.failures
+        assert me.away_for >= host_patience(2.0)
 
 
 async def test_time_the_host_itself_was_held_up_is_not_counted_against_a_seat() -> None:
