@@ -204,7 +204,8 @@ async def test_a_second_drop_during_the_catch_up_keeps_the_first_absence() -> No
     the void its next catch-up replays is believed and the person plays the new deal (timed
     from the second loss it would be a fraction of a second, and the void refused as a lie)."""
     events: list[str] = []
-    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=0.0,
+    # The bots think 1 s a move: the deal made again is still in play when the client is back.
+    host = Host(HostConfig(game="zodiak", players=2, bots=1, seed=3, bot_delay=1.0,
                            mental=True, away_timeout=2.0), on_event=events.append)
     async with table_with(host, "Twice") as me:
         seat = me.my_seat
@@ -232,9 +233,11 @@ async def test_a_second_drop_during_the_catch_up_keeps_the_first_absence() -> No
         await me._conn.close()
         await until(lambda: any("voided" in line for line in events), "dealt out", 30.0)
         back.set()
+        voided = [line for line in events if "voided" in line]
         await until(lambda: me.failures or me.phase == "live" and me.mental is not None
-                    and me.mental.first_epoch >= 1, "live in the new deal, or a refusal")
+                    and me.mental.first_epoch >= 1, "live in the deal made again, or a refusal")
         assert dropped and not me.failures, me.failures
+        assert voided[0].startswith(f"round {me.round_number} voided"), (voided, me.round_number)
         assert me.away_for >= host_patience(2.0)
 
 
