@@ -32,7 +32,8 @@ from netplay.fair import RoundAudit, TranscriptChain
 from netplay.protocol import RoundLedger
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.bot_player import play_as_bot
+from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 
 SEATS = 4

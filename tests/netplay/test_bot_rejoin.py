@@ -19,7 +19,7 @@ from typing import Any
 from engine.match import Match
 from netplay.relay.client import RelayClosed, RelayConnection, RelayUnreachable
 from netplay.relay.launch import start_relay
-from netplay.seat.remote import play_as_bot
+from netplay.seat.bot_player import play_as_bot
 from netplay.session.events import (
     Event,
     GameSession,

@@ -26,8 +26,9 @@ from netplay.messages import MAX_SEEDS, Deal, Opening
 from netplay.protocol import ChainHead, envelope, inner, pack, unpack
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
+from netplay.seat.bot_player import play_as_bot
 from netplay.seat.checks import MAX_FAILURES
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.remote import RemoteSession
 from netplay.session.events import Notice
 from netplay.table.host import Host, HostConfig
 

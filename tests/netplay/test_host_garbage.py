@@ -12,7 +12,8 @@ from netplay.protocol import pack
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
 from netplay.relay.limits import RelayLimits
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.bot_player import play_as_bot
+from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 
 # Values a MessagePack map may hold, nested a little.

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from engine.house import HouseRules
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.bot_player import play_as_bot
+from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
 from netplay.table.inbound import FIELDS, SIGNED_FIELDS
 

@@ -9,7 +9,8 @@ import asyncio
 
 from engine.house import HouseRules
 from netplay.protocol import pack
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.bot_player import play_as_bot
+from netplay.seat.remote import RemoteSession
 from netplay.session.events import Notice, RoundStarted
 from netplay.table.host import Host, HostConfig
 from tests.netplay.test_prepared_table import until

@@ -10,7 +10,8 @@ import pytest
 
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.bot_player import play_as_bot
+from netplay.seat.remote import RemoteSession
 from netplay.table import host as host_module
 from netplay.table.host import Host, HostConfig
 

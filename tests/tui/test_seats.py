@@ -10,7 +10,8 @@ from textual.widgets import RichLog, Static
 
 from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
-from netplay.seat.remote import CHAT_KEPT, RemoteSession, play_as_bot
+from netplay.seat.bot_player import play_as_bot
+from netplay.seat.remote import CHAT_KEPT, RemoteSession
 from netplay.session.events import MAX_QUEUED_NOTES, SeatInfo
 from netplay.table.host import Host, HostConfig
 from tests.netplay.test_prepared_table import until

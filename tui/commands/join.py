@@ -23,7 +23,8 @@ from netplay.relay.client import (
     relay_url,
 )
 from netplay.relay.wire import parse_room_code
-from netplay.seat.remote import RemoteSession, play_as_bot
+from netplay.seat.bot_player import play_as_bot
+from netplay.seat.remote import RemoteSession
 from netplay.session.events import (
     Event,
     MatchEnded,
