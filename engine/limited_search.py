@@ -125,17 +125,7 @@ class _LimitedSearch(FixerWalk):
 
     def _bound(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> int:
         """The most any fixer completing `fixer` with digits up to `digit` can be worth."""
-        kept = [self.counts[d] - fixer[d] for d in range(10)]
-        to_drop = to_add = remaining
-        low_sum = fixer_sum
-        for d in range(digit + 1):  # the completion keeping the most drops the smallest
-            dropped = min(kept[d], to_drop)
-            kept[d] -= dropped
-            to_drop -= dropped
-        for d in range(digit, -1, -1):  # the completion summing most takes the largest
-            added = min(self.counts[d], to_add)
-            low_sum += added * d
-            to_add -= added
+        kept, low_sum = self._best_completion(digit, remaining, fixer, fixer_sum)
         high = stack_value(kept, self.fixer_size // 2, self.max_row)
         return 100 * high + 10 * low_sum // 100 * 100
 

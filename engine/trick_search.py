@@ -105,6 +105,23 @@ class FixerWalk:
     def _leaf(self, fixer: tuple[int, ...], fixer_sum: int) -> None:
         raise NotImplementedError
 
+    def _best_completion(self, digit: int, remaining: int, fixer: list[int],
+                         fixer_sum: int) -> tuple[list[int], int]:
+        """What completing `fixer` with `remaining` digits up to `digit` can at best leave kept
+        (dropping the smallest) and at best sum to (taking the largest): a bound, each alone."""
+        kept = [self.counts[d] - fixer[d] for d in range(10)]
+        low_sum = fixer_sum
+        to_drop = to_add = remaining
+        for d in range(digit + 1):
+            dropped = min(kept[d], to_drop)
+            kept[d] -= dropped
+            to_drop -= dropped
+        for d in range(digit, -1, -1):
+            added = min(self.counts[d], to_add)
+            low_sum += added * d
+            to_add -= added
+        return kept, low_sum
+
     def _visit(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> None:
         if self._pruned(digit, remaining, fixer, fixer_sum):
             return
@@ -152,17 +169,7 @@ class _Search(FixerWalk):
 
     def _cut(self, digit: int, remaining: int, fixer: list[int], fixer_sum: int) -> bool:
         """Whether no fixer completing `fixer` below `digit` can reach the best found."""
-        kept = [self.counts[d] - fixer[d] for d in range(10)]
-        low_sum = fixer_sum
-        to_drop = to_add = remaining
-        for d in range(digit + 1):  # the completion keeping the most is dropping the smallest
-            dropped = min(kept[d], to_drop)
-            kept[d] -= dropped
-            to_drop -= dropped
-        for d in range(digit, -1, -1):  # the completion summing most takes the largest
-            added = min(self.counts[d], to_add)
-            low_sum += added * d
-            to_add -= added
+        kept, low_sum = self._best_completion(digit, remaining, fixer, fixer_sum)
         text = _descending_text(kept)
         high = int(text) if text and text[0] != "0" else 0
         bound = 100 * high + 10 * low_sum // 100 * 100

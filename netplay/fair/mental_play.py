@@ -13,7 +13,7 @@ host (for its bots' key) and every seat run the same code.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,14 +165,7 @@ class MentalPlay:
         deck = mental.decks.get(mental.epoch) if mental.decks else None
         if deck is not None and not deck.ready:
             return {deck.next_shuffler} if deck.next_shuffler is not None else set()
-        owing: set[int] = set()
-        for epoch, owners in mental.owners.items():
-            for q, owner in enumerate(owners):
-                if (epoch, q) in self.unshared:
-                    continue
-                have = set(mental.shares.get((epoch, q), {})) | set(
-                    mental.unchecked.get((epoch, q), {}))
-                owing |= set(mental.parties) - {owner} - have
+        owing = set[int]().union(*self._shares_missing())
         if owing:
             return owing
         if self.moves:
@@ -472,18 +465,20 @@ class MentalPlay:
     def settled(self) -> bool:
         """Whether the round is over and every party has sent every share it owes, so that
         no party still waits for one (the host starts the next round only then)."""
-        mental = self.mental
         if self.state is None or not self.state.round_over or self.moves or self.early:
             return False
+        return not any(self._shares_missing())
+
+    def _shares_missing(self) -> Iterator[set[int]]:
+        """For each dealt card whose shares are owed, the parties whose share is yet to come."""
+        mental = self.mental
         for epoch, owners in mental.owners.items():
             for q, owner in enumerate(owners):
                 if (epoch, q) in self.unshared:
                     continue
                 have = set(mental.shares.get((epoch, q), {})) | set(
                     mental.unchecked.get((epoch, q), {}))
-                if not set(mental.parties) - {owner} <= have:
-                    return False
-        return True
+                yield set(mental.parties) - {owner} - have
 
     def drain(self) -> list[dict[str, Any]]:
         """The messages this party owes the others, oldest first; the outbox is emptied."""
