@@ -160,6 +160,17 @@ class AddressBook:
             entry.rooms -= 1
 
 
+async def server_tls(raw: asyncio.Transport, protocol: asyncio.BaseProtocol,
+                     tls: ssl.SSLContext, seconds: float) -> asyncio.Transport | None:
+    """`raw` upgraded to TLS as a server for `protocol`, or None if the handshake failed or
+    took more than `seconds` (the caller aborts `raw` then)."""
+    try:
+        return await asyncio.get_running_loop().start_tls(
+            raw, protocol, tls, server_side=True, ssl_handshake_timeout=seconds)
+    except (OSError, ssl.SSLError, ConnectionError, TimeoutError, RuntimeError):
+        return None
+
+
 class GuardedProtocol(asyncio.Protocol):
     """Counts a connection against its address and drops it if it is not a WebSocket in time."""
 
@@ -198,12 +209,7 @@ class GuardedProtocol(asyncio.Protocol):
         self.handshake = loop.create_task(self._start_tls(transport, self.guard.tls))
 
     async def _start_tls(self, raw: asyncio.Transport, tls: ssl.SSLContext) -> None:
-        loop = asyncio.get_running_loop()
-        try:
-            secured = await loop.start_tls(raw, self, tls, server_side=True,
-                                           ssl_handshake_timeout=self.guard.upgrade_seconds)
-        except (OSError, ssl.SSLError, ConnectionError, TimeoutError, RuntimeError):
-            secured = None
+        secured = await server_tls(raw, self, tls, self.guard.upgrade_seconds)
         if secured is None or not self.counted:
             raw.abort()
             self._release()  # the TLS layer never tells a protocol it never connected

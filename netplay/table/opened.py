@@ -19,6 +19,7 @@ from typing import cast
 from aiohttp import web
 
 from netplay.addresses import address_key
+from netplay.relay.guard import server_tls
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 # Set on a request that came through the opened listener: the address its limits apply to.
@@ -167,12 +168,7 @@ class _CountedProtocol(asyncio.Protocol):
             self._secure(raw, self._cap.tls))
 
     async def _secure(self, raw: asyncio.Transport, tls: ssl.SSLContext) -> None:
-        try:
-            secured = await asyncio.get_running_loop().start_tls(
-                raw, self, tls, server_side=True,
-                ssl_handshake_timeout=self._cap.handshake_seconds)
-        except (OSError, ssl.SSLError, ConnectionError, TimeoutError, RuntimeError):
-            secured = None
+        secured = await server_tls(raw, self, tls, self._cap.handshake_seconds)
         if secured is None or not self._counted:
             raw.abort()
             self._release()  # the TLS layer never tells a protocol it never connected
