@@ -74,7 +74,7 @@ class HostDealing(TableState):
         # for all watchers together.
         fresh = chain == self.round_number and 0 <= have <= len(self.log)
         cost = len(self.log) - have if fresh else len(self._prev_log) + len(self.log)
-        now = time.monotonic()
+        now = self.budget_clock()
         if not self._budget(conn).resyncs.take(now):
             raise ProtocolError("rate_limited", "too many resyncs; sync again in a minute")
         pace = self.resync_pace if seat is None else self._seat_budget(seat).resyncs

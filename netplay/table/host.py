@@ -199,7 +199,7 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
         refusals: TokenBucket | None = None  # charged if this signed message is refused
         try:
             msg = read_body(body)  # the one place a seat's body is decoded (table/inbound.py)
-            now = time.monotonic()
+            now = self.budget_clock()
             index = self.seat_of(conn) if isinstance(msg, SeatSays) else None
             if index is not None:
                 # A seated conn's signed messages are not rationed (an honest match sends many
@@ -228,11 +228,10 @@ class Host(HostLobby, HostDealing, HostMental, HostFirstDeck, HostStore):
         """The allowance of `seat`'s signed messages the host may still refuse or drop."""
         return self._seat_budget(seat).refused
 
-    @staticmethod
-    def _charge(refusals: TokenBucket | None) -> None:
+    def _charge(self, refusals: TokenBucket | None) -> None:
         """Spend one of a seat's refusals (checked before the message was, so one is there)."""
         if refusals is not None:
-            refusals.take(time.monotonic())
+            refusals.take(self.budget_clock())
 
     def _handlers(self) -> dict[str, Callable[[int, Any], Awaitable[None]]]:
         return {"join": self._on_join, "s": self._on_signed, "chat": self._on_chat,

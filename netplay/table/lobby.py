@@ -257,7 +257,7 @@ class HostLobby(TableState):
         said = budget.chat_lines.get(self.round_number, 0)
         if said >= SEAT_CHAT_LINES:
             raise ProtocolError("not_allowed", "you have said enough for this round")
-        if not budget.chat.take(time.monotonic()):
+        if not budget.chat.take(self.budget_clock()):
             raise ProtocolError("rate_limited", "chat is one line every 2 s; slow down")
         budget.chat_lines = {self.round_number: said + 1}
 

@@ -9,6 +9,7 @@ declaration instead of assuming what the others define.
 from __future__ import annotations
 
 import asyncio
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
@@ -199,6 +200,8 @@ class TableState(ABC):
     spectators: set[int] = field(default_factory=set)
     challenges: dict[int, bytes] = field(default_factory=dict)  # conn -> its join challenge
     budgets: dict[int, ConnBudget] = field(default_factory=dict)
+    # What every budget is refilled by: a test holds it still to count exactly.
+    budget_clock: Callable[[], float] = time.monotonic
     # Per seat, not per conn: a seat that connects again would otherwise start afresh. Per
     # seat number, not per person: one who takes a seat, leaves and takes it again in the
     # lobby does not start afresh either.
