@@ -247,125 +247,157 @@ class GameScreen(MatchWords, Screen[None]):
     async def show_event(self, event: Event) -> None:
         """Update the screen for one event; round and match ends wait for the player."""
         if isinstance(event, MatchStarted):
-            if self.match_over:  # a rematch at a networked table: the same screen plays it
-                self._start_again()
-            self.seats, self.my_seat, self.target = event.seats, event.my_seat, event.target
-            self.scores = event.scores
-            if event.rounds_before is not None:  # a seat that came back after a rematch began
-                self.rounds_before = event.rounds_before
-            # Scores already won when this screen began (a seat back mid-match, a resumed
-            # match): the rounds that made them were not seen here, their total is.
-            self.scores_before = event.scores if any(event.scores) else None
-            if self.my_seat is None:
-                self.query_one("#hand", CardRow).empty_text = "Every hand is hidden from you."
-            self.app.sub_title = f"first to {event.target:,}"
+            self._match_started(event)
         elif isinstance(event, RoundStarted):
-            self.round_number = event.number - self.rounds_before
-            self.view, self.scores = event.view, event.scores
-            if getattr(event.view, "history", ()):
-                # A resumed or rejoined round is under way: its tricks so far have scored.
-                self.scores = tuple(event.view.scores)
-            self.last_mover, self.last_move, self.sent = None, None, False
-            word = self.round_word.capitalize()
-            self.write_log(f"— {word} {self.round_number} —", note=True)
-            # After a resume or a rejoin the round is already under way: tell its story so far.
-            told = ""
-            for effect in getattr(event.view, "history", ()):
-                told = self.describe(effect, None)
-                self.write_log(told, mine=effect.seat == self.my_seat)
-            # The last round's last move is not this round's: the line shows this round's.
-            self.query_one("#last-move", Static).update(
-                literal(self.plain(f"Last move: {told}")) if told else "")
-            max_row = getattr(event.view, "max_row", None)  # the other house rule, if set
-            self.app.sub_title = self.plain(f"{word.lower()} {self.round_number} · first to"
-                                            f" {self.target:,}"
-                                            + (f" · max-row={max_row}" if max_row else ""))
-            self.on_new_round()
+            self._round_started(event)
         elif isinstance(event, MoveMade):
-            await self._pace(event.seat)
-            self.view, self.last_mover, self.last_move = event.view, event.seat, event.move
-            self.scores = tuple(event.view.scores)
-            if event.seat == self.my_seat:
-                self.sent = False
-            text = self.move_text(event)
-            self.write_log(text, mine=event.seat == self.my_seat)
-            self.query_one("#last-move", Static).update(literal(self.plain(f"Last move: {text}")))
-            # The last move stays highlighted for a moment, so a bot's move is seen on the table.
-            if self._fresh_timer is not None:
-                self._fresh_timer.stop()
-            self._fresh_timer = self.set_timer(FRESH_SECONDS, self.fade_last_move)
+            await self._move_made(event)
         elif isinstance(event, RoundEnded):
-            self.view, self.scores = event.view, event.scores
-            if event.number:  # also a round whose start this seat never saw (it came back)
-                self.round_number = event.number - self.rounds_before
-            summary = self.round_title(event.winner, event.points)
-            self.history.append((self.round_number, event.winner, event.points, event.scores))
-            self.query_one("#score-board", Static).update(self.score_history())
-            self.write_log(summary, note=True)
-            self.show_view()
-            if self.my_seat is None or max(event.scores, default=0) >= self.target:
-                return  # watchers are not asked to click through rounds; a won match says it all
-            dialog = Summary(summary, self.score_lines(event.scores), "Next " + self.round_word)
-            if self.session.next_round_waits:
-                await self.app.push_screen_wait(dialog)
-            else:  # the table goes on: the next round closes the dialog (or enter does)
-                self._round_summary = dialog
-                self.app.push_screen(dialog)
+            await self._round_ended(event)
             return
         elif isinstance(event, MatchEnded):
-            self.match_over = True
-            self.match_winner = event.winner
-            self.scores = event.scores
-            self.show_view()
-            title = self.result_title(event.winner)
-            self.write_log(title, note=True)
-            self.on_match_ended(event)
-            self.show_result()
+            self._match_ended(event)
             return
         elif isinstance(event, RematchOffered):
-            by = "The host" if event.by is None else event.by
-            # Said on the result too: at 80x24 the dialog hides the log that says it. A
-            # watcher has nothing to accept: it watches the rematch if the seats accept.
-            offer = f"{by} offers a rematch with the same seats"
-            seated = self.my_seat is not None
-            self.rematch_offer = f"{offer}: r accepts it." if seated else f"{offer}."
-            self.write_log(f"{offer}: r on the result accepts it." if seated else f"{offer}.",
-                           note=True)
-            if getattr(self.session, "is_owner", False):
-                self.write_log("It starts when everyone has accepted.", note=True)
-            elif isinstance(self.app.screen, MatchResult):
-                self.app.screen.close("again")  # shown again below, now offering the rematch
-            elif not self.reviewing:
-                self.show_result()
+            self._rematch_offered(event)
         elif isinstance(event, SeatsChanged):
-            if self.match_over and len(event.seats) == len(self.seats):
-                # The result and its scores name who played the match: a seat freed for the
-                # rematch (its person gone) keeps its name here until the rematch starts.
-                self.seats = tuple(new if new.name else replace(new, name=old.name)
-                                   for old, new in zip(self.seats, event.seats))
-            else:
-                self.seats = event.seats
+            self._seats_changed(event)
         elif isinstance(event, Notice):
-            self.write_log(event.text, note=True)
-            halted_before = bool(self.halted)
-            # While the host is out of reach nobody's move counts: do not invite one. Only the
-            # session's own `state` notices say so (a host's refusal or a chat line may read alike).
-            if event.state:
-                self.halted = event.text if event.out_of_reach else ""
-                result = self.app.screen
-                if (isinstance(result, MatchResult) and result.rematch
-                        and not card_app(self.app).can_rematch()):
-                    result.close("again")  # shown again below, without a rematch to offer
-            lobby_chat = event.level == "chat" and self._lobby_chat > 0
-            self._lobby_chat -= lobby_chat
-            # The status line shows the connection's state: a toast only when it changes, not
-            # one for every try of a reconnect.
-            repeated = event.state and bool(self.halted) == halted_before
-            if event.level != "info" and not lobby_chat and not repeated \
-                    and self._may_toast(event):
-                self.notify(literal(event.text).plain, markup=False,
-                            severity=TOAST_SEVERITY.get(event.level, "information"))
+            self._notice(event)
         self.show_view()
+
+    def _match_started(self, event: MatchStarted) -> None:
+        """A match begins at this table (a rematch too): its seats, target and scores so far."""
+        if self.match_over:  # a rematch at a networked table: the same screen plays it
+            self._start_again()
+        self.seats, self.my_seat, self.target = event.seats, event.my_seat, event.target
+        self.scores = event.scores
+        if event.rounds_before is not None:  # a seat that came back after a rematch began
+            self.rounds_before = event.rounds_before
+        # Scores already won when this screen began (a seat back mid-match, a resumed
+        # match): the rounds that made them were not seen here, their total is.
+        self.scores_before = event.scores if any(event.scores) else None
+        if self.my_seat is None:
+            self.query_one("#hand", CardRow).empty_text = "Every hand is hidden from you."
+        self.app.sub_title = f"first to {event.target:,}"
+
+    def _round_started(self, event: RoundStarted) -> None:
+        """A round begins, or one under way is joined: its story so far goes to the log."""
+        self.round_number = event.number - self.rounds_before
+        self.view, self.scores = event.view, event.scores
+        if getattr(event.view, "history", ()):
+            # A resumed or rejoined round is under way: its tricks so far have scored.
+            self.scores = tuple(event.view.scores)
+        self.last_mover, self.last_move, self.sent = None, None, False
+        word = self.round_word.capitalize()
+        self.write_log(f"— {word} {self.round_number} —", note=True)
+        # After a resume or a rejoin the round is already under way: tell its story so far.
+        told = ""
+        for effect in getattr(event.view, "history", ()):
+            told = self.describe(effect, None)
+            self.write_log(told, mine=effect.seat == self.my_seat)
+        # The last round's last move is not this round's: the line shows this round's.
+        self.query_one("#last-move", Static).update(
+            literal(self.plain(f"Last move: {told}")) if told else "")
+        max_row = getattr(event.view, "max_row", None)  # the other house rule, if set
+        self.app.sub_title = self.plain(f"{word.lower()} {self.round_number} · first to"
+                                        f" {self.target:,}"
+                                        + (f" · max-row={max_row}" if max_row else ""))
+        self.on_new_round()
+
+    async def _move_made(self, event: MoveMade) -> None:
+        """A move, logged and shown as the last move for a moment."""
+        await self._pace(event.seat)
+        self.view, self.last_mover, self.last_move = event.view, event.seat, event.move
+        self.scores = tuple(event.view.scores)
+        if event.seat == self.my_seat:
+            self.sent = False
+        text = self.move_text(event)
+        self.write_log(text, mine=event.seat == self.my_seat)
+        self.query_one("#last-move", Static).update(literal(self.plain(f"Last move: {text}")))
+        # The last move stays highlighted for a moment, so a bot's move is seen on the table.
+        if self._fresh_timer is not None:
+            self._fresh_timer.stop()
+        self._fresh_timer = self.set_timer(FRESH_SECONDS, self.fade_last_move)
+
+    async def _round_ended(self, event: RoundEnded) -> None:
+        """A round is over: its result in the log and the score history, and a summary to read."""
+        self.view, self.scores = event.view, event.scores
+        if event.number:  # also a round whose start this seat never saw (it came back)
+            self.round_number = event.number - self.rounds_before
+        summary = self.round_title(event.winner, event.points)
+        self.history.append((self.round_number, event.winner, event.points, event.scores))
+        self.query_one("#score-board", Static).update(self.score_history())
+        self.write_log(summary, note=True)
+        self.show_view()
+        if self.my_seat is None or max(event.scores, default=0) >= self.target:
+            return  # watchers are not asked to click through rounds; a won match says it all
+        dialog = Summary(summary, self.score_lines(event.scores), "Next " + self.round_word)
+        if self.session.next_round_waits:
+            await self.app.push_screen_wait(dialog)
+        else:  # the table goes on: the next round closes the dialog (or enter does)
+            self._round_summary = dialog
+            self.app.push_screen(dialog)
+
+    def _match_ended(self, event: MatchEnded) -> None:
+        """The match is over: its result, counted in the statistics."""
+        self.match_over = True
+        self.match_winner = event.winner
+        self.scores = event.scores
+        self.show_view()
+        title = self.result_title(event.winner)
+        self.write_log(title, note=True)
+        self.on_match_ended(event)
+        self.show_result()
+
+    def _rematch_offered(self, event: RematchOffered) -> None:
+        """A rematch is offered: said in the log and on the result."""
+        by = "The host" if event.by is None else event.by
+        # Said on the result too: at 80x24 the dialog hides the log that says it. A
+        # watcher has nothing to accept: it watches the rematch if the seats accept.
+        offer = f"{by} offers a rematch with the same seats"
+        seated = self.my_seat is not None
+        self.rematch_offer = f"{offer}: r accepts it." if seated else f"{offer}."
+        self.write_log(f"{offer}: r on the result accepts it." if seated else f"{offer}.",
+                       note=True)
+        if getattr(self.session, "is_owner", False):
+            self.write_log("It starts when everyone has accepted.", note=True)
+        elif isinstance(self.app.screen, MatchResult):
+            self.app.screen.close("again")  # shown again below, now offering the rematch
+        elif not self.reviewing:
+            self.show_result()
+
+    def _seats_changed(self, event: SeatsChanged) -> None:
+        """Who sits where changed (a seat kept its name on the result of a match that ended)."""
+        if self.match_over and len(event.seats) == len(self.seats):
+            # The result and its scores name who played the match: a seat freed for the
+            # rematch (its person gone) keeps its name here until the rematch starts.
+            self.seats = tuple(new if new.name else replace(new, name=old.name)
+                               for old, new in zip(self.seats, event.seats))
+        else:
+            self.seats = event.seats
+
+    def _notice(self, event: Notice) -> None:
+        """A notice: logged, and popped up when it matters and not too often."""
+        self.write_log(event.text, note=True)
+        halted_before = bool(self.halted)
+        # While the host is out of reach nobody's move counts: do not invite one. Only the
+        # session's own `state` notices say so (a host's refusal or a chat line may read alike).
+        if event.state:
+            self.halted = event.text if event.out_of_reach else ""
+            result = self.app.screen
+            if (isinstance(result, MatchResult) and result.rematch
+                    and not card_app(self.app).can_rematch()):
+                result.close("again")  # shown again below, without a rematch to offer
+        lobby_chat = event.level == "chat" and self._lobby_chat > 0
+        self._lobby_chat -= lobby_chat
+        # The status line shows the connection's state: a toast only when it changes, not
+        # one for every try of a reconnect.
+        repeated = event.state and bool(self.halted) == halted_before
+        if event.level != "info" and not lobby_chat and not repeated \
+                and self._may_toast(event):
+            self.notify(literal(event.text).plain, markup=False,
+                        severity=TOAST_SEVERITY.get(event.level, "information"))
 
     async def _pace(self, seat: int) -> None:
         # A backlog of bot moves (after a dialog) is replayed at the bots' pace.
