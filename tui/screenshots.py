@@ -15,14 +15,14 @@ SHOTS = [
     ("zodiak.svg", "zodiak", 3, 3, ["h"], (100, 30)),
     ("zodiak-wide.svg", "zodiak", 4, 3, ["h"], (120, 40)),
     ("hekata.svg", "hekata", 4, 8, [], (100, 30)),
-    ("hekata-trick.svg", "hekata", 4, 8, ["h"], (100, 30)),
+    ("hekata-trick.svg", "hekata", 4, 16, ["h"], (100, 30)),  # a trick on the table at once
 ]
 
 
 async def shoot(path: Path, game: str, players: int, seed: int, keys: list[str],
                 size: tuple[int, int]) -> None:
     """Play up to your first turn from a fixed seed, press `keys`, and save the screen."""
-    app = CardApp(new_match(MatchOptions(game, players, "You", "leo", ("greedy",), seed, 0.0)))
+    app = CardApp(new_match(MatchOptions(game, players, "Sam", "leo", ("greedy",), seed, 0.0)))
     async with app.run_test(size=size) as pilot:
         from tui.screens.game import GameScreen
 
