@@ -10,9 +10,10 @@ _BOOT_CLOCK = getattr(time, "CLOCK_BOOTTIME", None)  # Linux: counts the time th
 
 MIN_AWAY_SECONDS = 5.0
 """No one is dealt out for a shorter absence, whatever the table's away time."""
-HOST_MARGIN = 1.0
+HOST_MARGIN = 4.0
 """How much longer than that an honest host waits: a seat times its absence from when it saw its
-connection go, which may be a moment after the host saw it, and it must not find it too short."""
+connection go, which may be after the host saw it (up to `SILENT_LINK_SECONDS`, 3.5 s, when the
+link failed silently: `netplay.relay.client`), and it must not find it too short."""
 
 
 def long_enough_away(absence: float, away_seconds: float | None) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import errno
 import logging
 import os
@@ -23,6 +24,7 @@ from netplay.messages import (
     Open,
     Opened,
     Ping,
+    Pong,
     ProtocolError,
     Refused,
     RelayEvent,
@@ -47,6 +49,14 @@ PACE_BURST_SHARE = 0.5
 DEFAULT_RATE, DEFAULT_BURST = 100.0, 200.0  # the relay's defaults, until it says otherwise
 RESEND_LIMIT = 5  # times one refused message is sent again before its refusal is passed on
 SENT_KEPT = 512  # messages remembered, so one the relay refused as rate_limited can be resent
+# A link can fail without either end hearing of it (a laptop changes network, a NAT forgets
+# the flow): a client waiting on a silent relay asks it for a pong, and counts the link gone
+# when that goes unanswered, so that it reconnects, and times its absence, within
+# SILENT_LINK_SECONDS of the last thing it heard (`netplay.fair.absence.HOST_MARGIN` is longer).
+HEARTBEAT_SECONDS = 1.0
+PONG_SECONDS = 2.0
+CLOSE_SECONDS = 0.25  # a last look for the answer, and for the relay's reply to a close
+SILENT_LINK_SECONDS = HEARTBEAT_SECONDS + PONG_SECONDS + 2 * CLOSE_SECONDS
 
 
 class RelayRefused(ProtocolError):
@@ -119,6 +129,9 @@ class RelayConnection:
         self._sent = 1  # the hello was message 0
         self._kept: collections.deque[tuple[int, bytes, int]] = collections.deque(maxlen=SENT_KEPT)
         self.resent = 0  # messages sent again after a rate_limited refusal
+        self._heard = asyncio.get_running_loop().time()  # when the relay was last heard
+        self._pinged: float | None = None  # when an unanswered heartbeat ping went out
+        self._pongs: collections.deque[bool] = collections.deque()  # per ping: a heartbeat's?
 
     @classmethod
     async def open_room(
@@ -205,6 +218,7 @@ class RelayConnection:
 
     async def ping(self) -> None:
         """Ask the relay for a pong (it arrives through recv)."""
+        self._pongs.append(False)
         await self._write(encode(Ping()))
 
     async def admit(self, conn: int, watch: bool = False) -> None:
@@ -231,7 +245,9 @@ class RelayConnection:
         reported, up to RESEND_LIMIT times.
         """
         while True:
-            msg = await _receive(self._ws)
+            msg = await self._receive()
+            if isinstance(msg, Pong) and self._pongs and self._pongs.popleft():
+                continue  # a heartbeat's: the relay answers pings in order
             if not isinstance(msg, Refused) or msg.code != "rate_limited":
                 return msg
             refused = next((kept for kept in self._kept if kept[0] == msg.seq), None)
@@ -243,6 +259,40 @@ class RelayConnection:
             # now (a paused process, a bunching network): wait a few of the relay's intervals.
             await asyncio.sleep(2 * (refused[2] + 1) / self._rate)
             await self._write(refused[1], refused[2] + 1)
+
+    async def _receive(self) -> RelayEvent:
+        """The next message; while the relay is silent, ping it, and close a link that stays so."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if self._pinged is None:
+                wait = self._heard + HEARTBEAT_SECONDS - loop.time()
+            else:
+                wait = self._pinged + PONG_SECONDS - loop.time()
+                if wait <= 0.0:
+                    # A last look first: a stalled event loop may have left the answer unread.
+                    wait = CLOSE_SECONDS
+            try:
+                msg = await _receive(self._ws, max(wait, 0.001))
+            except TimeoutError:
+                now = loop.time()
+                if self._pinged is None:
+                    if now - self._heard >= HEARTBEAT_SECONDS:
+                        self._pinged = now
+                        self._pongs.append(True)
+                        await self._write(encode(Ping()))
+                elif now - self._pinged >= PONG_SECONDS + CLOSE_SECONDS:
+                    await self._abandon(now - self._heard)
+                continue
+            self._heard, self._pinged = loop.time(), None
+            return msg
+
+    async def _abandon(self, silent: float) -> None:
+        """Close a link the relay stopped answering on, without waiting for an answer."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CLOSE_SECONDS):
+                await self._ws.close(code=aiohttp.WSCloseCode.GOING_AWAY,
+                                     message=b"the relay stopped answering")
+        raise RelayClosed(self._ws.close_code, f"the relay did not answer for {silent:.1f} s")
 
     def __aiter__(self) -> RelayConnection:
         return self
@@ -283,8 +333,9 @@ def describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-async def _receive(ws: aiohttp.ClientWebSocketResponse) -> RelayEvent:
-    msg = await ws.receive()
+async def _receive(ws: aiohttp.ClientWebSocketResponse, timeout: float | None = None
+                   ) -> RelayEvent:
+    msg = await ws.receive(timeout)
     if msg.type is aiohttp.WSMsgType.BINARY:
         data = msg.data
         if type(data) is not bytes:

@@ -22,6 +22,9 @@ class RelayLimits:
     host_grace_seconds: float = 300.0
     idle_room_seconds: float = 3600.0
     hello_timeout_seconds: float = 10.0
+    # A conn silent this long is pinged, and closed when half as long again passes unanswered:
+    # a link that failed silently frees its slot, and its host hears that the seat left.
+    heartbeat_seconds: float = 10.0
     max_send_backlog_bytes: int = 1 << 20
     # What the host has not admitted (a seat or a watcher, after its game-level join) is
     # pending: few per room, fewer per address, and dropped when not admitted in time.

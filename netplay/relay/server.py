@@ -116,7 +116,7 @@ class Relay:
                 if delay > 0.0:
                     await asyncio.sleep(delay)
             if msg.type is WSMsgType.PING:
-                await ws.pong(msg.data)
+                await self.write(conn, msg.data, pong=True)
                 continue
             if msg.type is WSMsgType.PONG:
                 continue
@@ -455,8 +455,8 @@ class Relay:
 
     # -- output ----------------------------------------------------------------------------
 
-    async def write(self, target: Conn, data: bytes) -> None:
-        """Send bytes to a conn; a conn that stopped reading is cut off rather than waited for."""
+    async def write(self, target: Conn, data: bytes, pong: bool = False) -> None:
+        """Send bytes (or a pong) to a conn; one that stopped reading is cut off, not waited for."""
         transport = target.transport
         if transport is None or transport.is_closing():
             return
@@ -465,7 +465,9 @@ class Relay:
             transport.abort()
             return
         try:
-            await target.ws.send_bytes(data)
+            # A pong too: a conn that pings and never reads would otherwise fill its own
+            # buffer past the high-water mark and wait forever in its own serve loop.
+            await (target.ws.pong(data) if pong else target.ws.send_bytes(data))
         except (ConnectionError, RuntimeError):
             pass  # the target's own handler notices the loss and cleans up
 
@@ -485,7 +487,8 @@ async def websocket_handler(request: web.Request) -> web.StreamResponse:
     relay = request.app[RELAY_KEY]
     limits = relay.limits
     ws = web.WebSocketResponse(max_msg_size=limits.transport_max_bytes, compress=False,
-                               autoping=False)  # pings are read on the budget (Relay.serve)
+                               autoping=False,  # pings are read on the budget (Relay.serve)
+                               heartbeat=limits.heartbeat_seconds or None)
     transport = request.transport
     guarded = transport is not None and transport in relay.guard.open
     address = address_key(request.remote or "?")
@@ -516,6 +519,10 @@ async def websocket_handler(request: web.Request) -> web.StreamResponse:
         await relay.serve(conn)
     finally:
         await relay.leave(conn)
+        if transport is not None and transport.get_write_buffer_size() > 0:
+            # Closed with bytes its peer never read (a heartbeat that went unanswered):
+            # a graceful close would hold the socket until they are.
+            transport.abort()
         if not guarded:
             relay.book.disconnect(address, loop.time())
     return ws

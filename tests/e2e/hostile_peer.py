@@ -78,15 +78,18 @@ class RawPeer:
 
     async def next_body(self, timeout: float = 30) -> dict[str, Any] | None:
         """The next game message from the host (None once the conn is closed)."""
-        while True:
-            msg = await self.ws.receive(timeout)
-            if msg.type is not aiohttp.WSMsgType.BINARY:
-                return None
-            self.frames += 1
-            self.bytes += len(msg.data)
-            outer = msgpack.unpackb(msg.data, raw=False)
-            if outer.get("t") == "frame":
-                return msgpack.unpackb(outer["body"], raw=False, strict_map_key=False)
+        # One deadline for the lot: aiohttp times each read afresh after a control frame, and
+        # the relay's heartbeat pings a silent conn every 10 s.
+        async with asyncio.timeout(timeout):
+            while True:
+                msg = await self.ws.receive()
+                if msg.type is not aiohttp.WSMsgType.BINARY:
+                    return None
+                self.frames += 1
+                self.bytes += len(msg.data)
+                outer = msgpack.unpackb(msg.data, raw=False)
+                if outer.get("t") == "frame":
+                    return msgpack.unpackb(outer["body"], raw=False, strict_map_key=False)
 
     async def until(self, kinds: set[str], timeout: float = 30) -> dict[str, Any] | None:
         deadline = time.monotonic() + timeout

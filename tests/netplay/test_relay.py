@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import contextlib
+import os
+import socket
+import struct
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -456,6 +462,88 @@ async def test_a_seat_that_stops_reading_is_cut_off_not_waited_for(
     messages = [await host.recv() for _ in range(3)]
     assert Departed(conn=2) in messages
     await stuck.close()
+
+
+async def test_a_seat_that_pings_and_never_reads_is_cut_off_and_its_host_told(net: Net) -> None:
+    """The relay's pongs go through the same backlog check as its frames: a seat that floods
+    WebSocket pings and reads nothing (its receive buffer tiny) is cut off, and its host hears
+    that it left. (Found by an attacker's review: the pongs once filled that seat's own buffer
+    until its serve loop waited forever, and the seat stayed in the room.)"""
+    relay = await net.start(max_send_backlog_bytes=100_000, reads_per_second_per_address=1e6,
+                            read_burst_per_address=1_000_000, admit_timeout_seconds=600)
+    host = await net.open_room(relay.url)
+    loop = asyncio.get_running_loop()
+    with await raw_seat_that_never_reads(relay, host) as sock:
+        arrived = await host.recv()
+        assert isinstance(arrived, Arrived)
+        await host.admit(arrived.conn)
+        pings = masked_frame(b"p" * 125, opcode=9) * 64
+
+        async def flood() -> None:
+            with contextlib.suppress(OSError):
+                while True:
+                    await loop.sock_sendall(sock, pings)
+
+        flooding = asyncio.create_task(flood())
+        async with asyncio.timeout(60):
+            assert await host.recv() == Departed(conn=arrived.conn)
+        assert relay.stats.evicted_slow == 1
+        flooding.cancel()
+
+
+async def test_a_silent_seat_with_unread_frames_is_dropped_and_its_socket_freed(
+        net: Net) -> None:
+    """A seat that reads nothing and says nothing, with frames waiting for it (under the
+    backlog that would cut it off), is dropped by the relay's heartbeat, its host told, and
+    its socket let go at once, not held until it reads what it never will."""
+    relay = await net.start(heartbeat_seconds=2.0, messages_per_second=10_000, burst=10_000,
+                            admit_timeout_seconds=600)
+    host = await net.open_room(relay.url)
+    with await raw_seat_that_never_reads(relay, host):
+        arrived = await host.recv()
+        assert isinstance(arrived, Arrived)
+        await host.admit(arrived.conn)
+        seat = next(c for c in relay.relay.conns if c.conn == arrived.conn)
+        assert seat.transport is not None
+        while seat.transport.get_write_buffer_size() == 0:  # past what the kernels hold
+            await host.send(b"z" * 30_000, to=arrived.conn)
+            await host.ping()  # answered once the frame is written: the relay reads in order
+            assert await host.recv() == Pong()
+        async with asyncio.timeout(60):
+            assert await host.recv() == Departed(conn=arrived.conn)
+        assert relay.stats.evicted_slow == 0  # the heartbeat's doing, not the backlog's
+        assert seat.transport.is_closing() and seat.transport.get_write_buffer_size() == 0
+
+
+async def raw_seat_that_never_reads(relay: RunningRelay, host: RelayConnection
+                                    ) -> socket.socket:
+    """A socket that enters `host`'s room by hand, its receive buffer tiny, and reads nothing
+    after the upgrade's answer."""
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: it sticks
+    sock.setblocking(False)
+    await loop.sock_connect(sock, ("127.0.0.1", relay.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    await loop.sock_sendall(sock, (
+        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade"
+        f"\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:  # the 101 only, a byte at a time: nothing after it
+        head += await loop.sock_recv(sock, 1)
+    assert head.startswith(b"HTTP/1.1 101"), head
+    await loop.sock_sendall(sock, masked_frame(
+        encode({"t": "enter", "v": PROTOCOL_VERSION, "room": host.room}), opcode=2))
+    return sock
+
+
+def masked_frame(payload: bytes, opcode: int) -> bytes:
+    """One WebSocket frame as a client sends it (masked), payload under 64 KiB."""
+    mask = os.urandom(4)
+    size = len(payload)
+    head = (struct.pack("!BB", 0x80 | opcode, 0x80 | size) if size < 126
+            else struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size))
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
 async def test_shutdown_closes_every_socket(net: Net) -> None:
