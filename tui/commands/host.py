@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--away-timeout", type=float, default=60.0,
                         help="seconds a player may be away before a bot plays for them (by"
                         " mental poker: before the round is dealt again with a bot in the seat,"
-                        " never under 5 s, and 1 s more so that their client agrees)")
+                        " never under 5 s, and 4 s more so that their client agrees)")
     parser.add_argument("--turn-seconds", type=float, default=0.0,
                         help="seconds a connected player may take over a move before their"
                         " seat's bot makes it (default 0: no turn timer)")
