@@ -258,7 +258,7 @@ class RelayConnection:
             # The pacer let this one through, so it is wrong about the relay's allowance just
             # now (a paused process, a bunching network): wait a few of the relay's intervals.
             await asyncio.sleep(2 * (refused[2] + 1) / self._rate)
-            await self._write(refused[1], refused[2] + 1)
+            await self._write_reading(refused[1], refused[2] + 1)
 
     async def _receive(self) -> RelayEvent:
         """The next message; while the relay is silent, ping it, and close a link that stays so."""
@@ -279,12 +279,19 @@ class RelayConnection:
                     if now - self._heard >= HEARTBEAT_SECONDS:
                         self._pinged = now
                         self._pongs.append(True)
-                        await self._write(encode(Ping()))
+                        await self._write_reading(encode(Ping()))
                 elif now - self._pinged >= PONG_SECONDS + CLOSE_SECONDS:
                     await self._abandon(now - self._heard)
                 continue
             self._heard, self._pinged = loop.time(), None
             return msg
+
+    async def _write_reading(self, data: bytes, attempt: int = 0) -> None:
+        """Write from inside recv, whose callers expect a lost link as RelayClosed only."""
+        try:
+            await self._write(data, attempt)
+        except ConnectionError as exc:  # aiohttp's "cannot write to closing transport" too
+            raise RelayClosed(self._ws.close_code, describe(exc)) from None
 
     async def _abandon(self, silent: float) -> None:
         """Close a link the relay stopped answering on, without waiting for an answer."""
