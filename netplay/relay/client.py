@@ -131,7 +131,8 @@ class RelayConnection:
         self.resent = 0  # messages sent again after a rate_limited refusal
         self._heard = asyncio.get_running_loop().time()  # when the relay was last heard
         self._pinged: float | None = None  # when an unanswered heartbeat ping went out
-        self._pongs: collections.deque[bool] = collections.deque()  # per ping: a heartbeat's?
+        # Per ping sent, whether it was a heartbeat's; bounded, for a relay that never answers.
+        self._pongs: collections.deque[bool] = collections.deque(maxlen=64)
 
     @classmethod
     async def open_room(

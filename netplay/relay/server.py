@@ -520,9 +520,10 @@ async def websocket_handler(request: web.Request) -> web.StreamResponse:
     finally:
         await relay.leave(conn)
         if transport is not None and transport.get_write_buffer_size() > 0:
-            # Closed with bytes its peer never read (a heartbeat that went unanswered):
-            # a graceful close would hold the socket until they are.
-            transport.abort()
+            # Closed with bytes its peer has not read yet: a slow reader still gets them (and
+            # the close code) for a while, one that never reads (its heartbeat unanswered)
+            # does not hold the socket for ever.
+            loop.call_later(limits.heartbeat_seconds or 10.0, transport.abort)
         if not guarded:
             relay.book.disconnect(address, loop.time())
     return ws

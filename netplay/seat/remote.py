@@ -535,6 +535,11 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
         return (limit is not None and self.turn_since is not None
                 and time.monotonic() - self.turn_since >= limit * 0.9 - 1)
 
+    def plays_own_seat(self) -> bool:
+        """Whether this person plays their seat in the round in play: not in a deal made
+        without them (they were away) nor after handing their key over."""
+        return self.mental is None or self.my_seat in self.mental.my_seats()
+
     def turn_left(self) -> float | None:
         """Seconds the player to move has left on the table's turn timer, if it has one."""
         view = self.view
@@ -555,7 +560,7 @@ class RemoteSession(SeatFirstDeck, ClientChecks):
             raise IllegalMove("there is no round in play")
         if self.my_seat is None:
             raise IllegalMove("you are watching, not playing")
-        if self.mental is not None and self.my_seat not in self.mental.my_seats():
+        if not self.plays_own_seat():
             raise IllegalMove("the host's bot plays your seat until this round is over")
         view.check(move, self.my_seat)
         if self.mental is not None:

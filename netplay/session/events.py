@@ -195,6 +195,10 @@ class GameSession:
         """Seconds the player to move has left on a turn timer, or None where there is none."""
         return None
 
+    def plays_own_seat(self) -> bool:
+        """Whether this person plays their seat in the round in play (not when dealt out)."""
+        return True
+
     async def submit(self, move: Move) -> None:
         """Propose a move for your seat; raises IllegalMove when it is not legal here."""
         raise NotImplementedError

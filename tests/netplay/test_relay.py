@@ -29,7 +29,13 @@ from netplay.messages import encode_map as encode
 from netplay.relay.client import RelayClosed, RelayConnection, RelayRefused, relay_url
 from netplay.relay.launch import RunningRelay, start_relay
 from netplay.relay.limits import RelayLimits
-from netplay.relay.wire import CLOSE_HOST_GONE, CLOSE_ROOM_IDLE, format_room_code, room_code_for
+from netplay.relay.wire import (
+    CLOSE_HOST_GONE,
+    CLOSE_REPLACED,
+    CLOSE_ROOM_IDLE,
+    format_room_code,
+    room_code_for,
+)
 
 
 class Net:
@@ -495,7 +501,7 @@ async def test_a_silent_seat_with_unread_frames_is_dropped_and_its_socket_freed(
         net: Net) -> None:
     """A seat that reads nothing and says nothing, with frames waiting for it (under the
     backlog that would cut it off), is dropped by the relay's heartbeat, its host told, and
-    its socket let go at once, not held until it reads what it never will."""
+    its socket let go a heartbeat later, not held until it reads what it never will."""
     relay = await net.start(heartbeat_seconds=2.0, messages_per_second=10_000, burst=10_000,
                             admit_timeout_seconds=600)
     host = await net.open_room(relay.url)
@@ -512,7 +518,60 @@ async def test_a_silent_seat_with_unread_frames_is_dropped_and_its_socket_freed(
         async with asyncio.timeout(60):
             assert await host.recv() == Departed(conn=arrived.conn)
         assert relay.stats.evicted_slow == 0  # the heartbeat's doing, not the backlog's
-        assert seat.transport.is_closing() and seat.transport.get_write_buffer_size() == 0
+        transport = seat.transport
+        async with asyncio.timeout(60):
+            while transport.get_write_buffer_size() > 0:
+                await asyncio.sleep(0.1)
+        assert transport.is_closing()
+
+
+async def test_a_slow_seat_dropped_by_its_host_still_gets_what_waited_and_why(
+        net: Net) -> None:
+    """A seat on a slow link (220 KB waiting for it, under the backlog that cuts it off) that
+    its host has the relay drop still reads every frame that waited for it and then the close
+    code (4003: its seat is elsewhere), so it stops rather than reconnect (an attacker's review
+    found the socket freed at once, those frames and the code lost)."""
+    relay = await net.start(messages_per_second=10_000, burst=10_000)
+    host = await net.open_room(relay.url)
+    loop = asyncio.get_running_loop()
+    with await raw_seat_that_never_reads(relay, host) as sock:
+        arrived = await host.recv()
+        assert isinstance(arrived, Arrived)
+        await host.admit(arrived.conn)
+        seat = next(c for c in relay.relay.conns if c.conn == arrived.conn)
+        assert seat.transport is not None
+        sent = 0
+        while seat.transport.get_write_buffer_size() < 200_000:
+            await host.send(b"z" * 30_000, to=arrived.conn)
+            await host.ping()  # answered once the frame is written: the relay reads in order
+            assert await host.recv() == Pong()
+            sent += 1
+        await host.drop(arrived.conn)
+        assert await host.recv() == Departed(conn=arrived.conn)
+        data = b""
+        async with asyncio.timeout(30):
+            while chunk := await loop.sock_recv(sock, 1 << 20):  # the link catches up
+                data += chunk
+        frames, codes = server_frames(data)
+        assert frames == sent + 1  # and the `entered`
+        assert codes == [CLOSE_REPLACED]
+
+
+def server_frames(data: bytes) -> tuple[int, list[int]]:
+    """How many data frames the relay sent in `data`, and the codes of its close frames."""
+    at, frames, codes = 0, 0, []
+    while at + 2 <= len(data):
+        opcode, size, body = data[at] & 0x0F, data[at + 1] & 0x7F, at + 2
+        if size == 126:
+            size, body = struct.unpack("!H", data[body:body + 2])[0], body + 2
+        elif size == 127:
+            size, body = struct.unpack("!Q", data[body:body + 8])[0], body + 8
+        if opcode == 8:
+            codes.append(struct.unpack("!H", data[body:body + 2])[0])
+        elif opcode in (1, 2):
+            frames += 1
+        at = body + size
+    return frames, codes
 
 
 async def raw_seat_that_never_reads(relay: RunningRelay, host: RelayConnection

@@ -289,6 +289,12 @@ class GameScreen(MatchWords, Screen[None]):
             # A resumed or rejoined round is under way: its tricks so far have scored.
             self.scores = tuple(event.view.scores)
         self.last_mover, self.last_move, self.sent = None, None, False
+        if self.my_seat is not None:
+            self.query_one("#hand", CardRow).empty_text = (
+                "You have no cards." if self.session.plays_own_seat() else
+                f"Dealt out of this {self.round_word}: the host's bot plays your seat (you were"
+                " away when it was dealt, or handed your key over). You are dealt in again at"
+                " the next.")
         word = self.round_word.capitalize()
         self.write_log(f"— {word} {self.round_number} —", note=True)
         # After a resume or a rejoin the round is already under way: tell its story so far.
@@ -477,7 +483,17 @@ class GameScreen(MatchWords, Screen[None]):
         """Whether you may act now: it is your turn and your last move is not still on its way."""
         view = self.view
         return (view is not None and not self.sent and self.my_seat is not None
-                and view.turn == self.my_seat and not self.halted)
+                and view.turn == self.my_seat and not self.halted
+                and self.session.plays_own_seat())
+
+    def waiting_status(self, turn: int | None) -> str:
+        """The status line while another seat moves (yours too, when its bot plays it)."""
+        if self.sent:
+            return "Sent…"
+        if turn is not None and turn == self.my_seat and not self.session.plays_own_seat():
+            return "The host's bot plays your seat this round…"
+        name = self.seats[turn].name if turn is not None and self.seats else "?"
+        return f"{name} to move…"
 
     def show_view(self) -> None:
         """Redraw everything from the current view."""

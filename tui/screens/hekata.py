@@ -135,8 +135,7 @@ class HekataScreen(GameScreen):
         elif view.round_over:
             self.set_status("The match is over." if self.match_over else "The deal is over.")
         elif not self.my_turn:
-            name = self.seats[view.turn].name if view.turn is not None and self.seats else "?"
-            self.set_status(f"{name} to move…" if not self.sent else "Sent…")
+            self.set_status(self.waiting_status(view.turn))
         elif self.takers:
             dot = "*" if self.ascii_only else "•"
             self.set_status(f"Your turn: enter lays the cursor's card; {dot} marks cards that"

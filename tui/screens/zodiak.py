@@ -157,8 +157,7 @@ class ZodiakScreen(GameScreen):
             self.set_status("The match is over." if self.match_over else "The round is over.")
             return
         if not self.my_turn:
-            name = self.seats[view.turn].name if view.turn is not None and self.seats else "?"
-            self.set_status(f"{name} to move…" if not self.sent else "Sent…")
+            self.set_status(self.waiting_status(view.turn))
             return
         if self.selected:
             run = self._run()
