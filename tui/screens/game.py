@@ -292,9 +292,8 @@ class GameScreen(MatchWords, Screen[None]):
         if self.my_seat is not None:
             self.query_one("#hand", CardRow).empty_text = (
                 "You have no cards." if self.session.plays_own_seat() else
-                f"Dealt out of this {self.round_word}: the host's bot plays your seat (you were"
-                " away when it was dealt, or handed your key over). You are dealt in again at"
-                " the next.")
+                f"Dealt out of this {self.round_word}: the host's bot plays your seat until the"
+                " next.")  # one line at 80 columns; the log says why (away, or a key handed over)
         word = self.round_word.capitalize()
         self.write_log(f"— {word} {self.round_number} —", note=True)
         # After a resume or a rejoin the round is already under way: tell its story so far.
