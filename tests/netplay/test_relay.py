@@ -479,10 +479,8 @@ async def test_a_seat_that_pings_and_never_reads_is_cut_off_and_its_host_told(ne
                             read_burst_per_address=1_000_000, admit_timeout_seconds=600)
     host = await net.open_room(relay.url)
     loop = asyncio.get_running_loop()
-    with await raw_seat_that_never_reads(relay, host) as sock:
-        arrived = await host.recv()
-        assert isinstance(arrived, Arrived)
-        await host.admit(arrived.conn)
+    sock, conn = await raw_seat_that_never_reads(relay, host)
+    with sock:
         pings = masked_frame(b"p" * 125, opcode=9) * 64
 
         async def flood() -> None:
@@ -492,7 +490,7 @@ async def test_a_seat_that_pings_and_never_reads_is_cut_off_and_its_host_told(ne
 
         flooding = asyncio.create_task(flood())
         async with asyncio.timeout(60):
-            assert await host.recv() == Departed(conn=arrived.conn)
+            assert await host.recv() == Departed(conn=conn)
         assert relay.stats.evicted_slow == 1
         flooding.cancel()
 
@@ -505,18 +503,16 @@ async def test_a_silent_seat_with_unread_frames_is_dropped_and_its_socket_freed(
     relay = await net.start(heartbeat_seconds=2.0, messages_per_second=10_000, burst=10_000,
                             admit_timeout_seconds=600)
     host = await net.open_room(relay.url)
-    with await raw_seat_that_never_reads(relay, host):
-        arrived = await host.recv()
-        assert isinstance(arrived, Arrived)
-        await host.admit(arrived.conn)
-        seat = next(c for c in relay.relay.conns if c.conn == arrived.conn)
+    sock, conn = await raw_seat_that_never_reads(relay, host)
+    with sock:
+        seat = next(c for c in relay.relay.conns if c.conn == conn)
         assert seat.transport is not None
         while seat.transport.get_write_buffer_size() == 0:  # past what the kernels hold
-            await host.send(b"z" * 30_000, to=arrived.conn)
+            await host.send(b"z" * 30_000, to=conn)
             await host.ping()  # answered once the frame is written: the relay reads in order
             assert await host.recv() == Pong()
         async with asyncio.timeout(60):
-            assert await host.recv() == Departed(conn=arrived.conn)
+            assert await host.recv() == Departed(conn=conn)
         assert relay.stats.evicted_slow == 0  # the heartbeat's doing, not the backlog's
         transport = seat.transport
         async with asyncio.timeout(60):
@@ -534,20 +530,18 @@ async def test_a_slow_seat_dropped_by_its_host_still_gets_what_waited_and_why(
     relay = await net.start(messages_per_second=10_000, burst=10_000)
     host = await net.open_room(relay.url)
     loop = asyncio.get_running_loop()
-    with await raw_seat_that_never_reads(relay, host) as sock:
-        arrived = await host.recv()
-        assert isinstance(arrived, Arrived)
-        await host.admit(arrived.conn)
-        seat = next(c for c in relay.relay.conns if c.conn == arrived.conn)
+    sock, conn = await raw_seat_that_never_reads(relay, host)
+    with sock:
+        seat = next(c for c in relay.relay.conns if c.conn == conn)
         assert seat.transport is not None
         sent = 0
         while seat.transport.get_write_buffer_size() < 200_000:
-            await host.send(b"z" * 30_000, to=arrived.conn)
+            await host.send(b"z" * 30_000, to=conn)
             await host.ping()  # answered once the frame is written: the relay reads in order
             assert await host.recv() == Pong()
             sent += 1
-        await host.drop(arrived.conn)
-        assert await host.recv() == Departed(conn=arrived.conn)
+        await host.drop(conn)
+        assert await host.recv() == Departed(conn=conn)
         data = b""
         async with asyncio.timeout(30):
             while chunk := await loop.sock_recv(sock, 1 << 20):  # the link catches up
@@ -575,9 +569,9 @@ def server_frames(data: bytes) -> tuple[int, list[int]]:
 
 
 async def raw_seat_that_never_reads(relay: RunningRelay, host: RelayConnection
-                                    ) -> socket.socket:
+                                    ) -> tuple[socket.socket, int]:
     """A socket that enters `host`'s room by hand, its receive buffer tiny, and reads nothing
-    after the upgrade's answer."""
+    after the upgrade's answer; admitted by the host. The socket and its conn."""
     loop = asyncio.get_running_loop()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: it sticks
@@ -593,7 +587,10 @@ async def raw_seat_that_never_reads(relay: RunningRelay, host: RelayConnection
     assert head.startswith(b"HTTP/1.1 101"), head
     await loop.sock_sendall(sock, masked_frame(
         encode({"t": "enter", "v": PROTOCOL_VERSION, "room": host.room}), opcode=2))
-    return sock
+    arrived = await host.recv()
+    assert isinstance(arrived, Arrived)
+    await host.admit(arrived.conn)
+    return sock, arrived.conn
 
 
 def masked_frame(payload: bytes, opcode: int) -> bytes:
