@@ -9,7 +9,7 @@ import errno
 import logging
 import os
 import ssl
-from typing import Self
+from typing import NoReturn, Self
 
 import aiohttp
 from yarl import URL
@@ -294,7 +294,7 @@ class RelayConnection:
         except ConnectionError as exc:  # aiohttp's "cannot write to closing transport" too
             raise RelayClosed(self._ws.close_code, describe(exc)) from None
 
-    async def _abandon(self, silent: float) -> None:
+    async def _abandon(self, silent: float) -> NoReturn:
         """Close a link the relay stopped answering on, without waiting for an answer."""
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(CLOSE_SECONDS):

@@ -110,6 +110,18 @@ async def test_a_person_away_is_dealt_out_only_after_the_hosts_patience() -> Non
         assert host._overdue(since + 3.0 + patience + 0.01)[0] == [seat]
 
 
+def hold_reconnection(me: RemoteSession) -> asyncio.Event:
+    """Keep `me` from getting back into the room (each try waits) until the event is set."""
+    honest_connect, let_back = me._connect, asyncio.Event()
+
+    async def when_let_back() -> None:
+        await let_back.wait()
+        await honest_connect()
+
+    me._connect = when_let_back  # type: ignore[method-assign]
+    return let_back
+
+
 REFUSED = "naming this seat as gone while its person is here"
 
 
@@ -179,14 +191,7 @@ async def test_sleep_before_the_connection_went_does_not_carry_into_a_deal_made_
     async with table_with(host, "Slept") as me:
         await until(lambda: me.view is not None, "round 1 dealt")
         me._slept_at_deal -= 10.0  # as if it had slept 10 s since the deal began
-        honest_connect = me._connect
-        reopened = asyncio.Event()
-
-        async def after_the_new_deal() -> None:
-            await reopened.wait()
-            await honest_connect()
-
-        me._connect = after_the_new_deal  # type: ignore[method-assign]
+        reopened = hold_reconnection(me)  # until the new deal
         assert me._conn is not None and host.mental is not None
         await me._conn.close()
         await until(lambda: me._lost_at is not None, "the connection gone")
@@ -213,13 +218,8 @@ async def test_a_second_drop_during_the_catch_up_keeps_the_first_absence() -> No
     async with table_with(host, "Twice") as me:
         seat = me.my_seat
         await until(lambda: seat_to_move(host, seat), "this seat's turn, all else sent")
-        honest_connect, honest_welcome = me._connect, me._on_welcome
-        back = asyncio.Event()
-
-        async def when_let_back() -> None:
-            await back.wait()
-            await honest_connect()
-
+        honest_welcome = me._on_welcome
+        back = hold_reconnection(me)
         dropped: list[object] = []
 
         def welcome_then_gone(msg: Any) -> None:
@@ -230,7 +230,6 @@ async def test_a_second_drop_during_the_catch_up_keeps_the_first_absence() -> No
                 asyncio.create_task(me._conn.close())
                 raise ConnectionError("gone again during the catch-up")
 
-        me._connect = when_let_back  # type: ignore[method-assign]
         me._on_welcome = welcome_then_gone  # type: ignore[method-assign]
         assert me._conn is not None
         await me._conn.close()

@@ -10,7 +10,7 @@ from netplay.relay.client import RelayConnection
 from netplay.relay.launch import start_relay
 from netplay.seat.remote import RemoteSession
 from netplay.table.host import Host, HostConfig
-from tests.netplay.test_mental_table import seat_to_move, until
+from tests.netplay.test_mental_table import hold_reconnection, seat_to_move, until
 from tui.app import CardApp
 from tui.screens.game import GameScreen
 from tui.widgets.hand import CardRow
@@ -38,13 +38,7 @@ async def test_a_person_dealt_out_is_told_so_and_not_offered_the_seats_turns() -
             seat = me.my_seat
             await until(lambda: seat_to_move(host, seat), "this seat's turn, all else sent")
             assert screen.my_turn
-            honest_connect, back = me._connect, asyncio.Event()
-
-            async def when_let_back() -> None:
-                await back.wait()
-                await honest_connect()
-
-            me._connect = when_let_back  # type: ignore[method-assign]
+            back = hold_reconnection(me)
             assert me._conn is not None
             await me._conn.close()  # away past the host's patience: dealt out
             await until(lambda: any("voided" in line for line in events), "dealt out", 30.0)
