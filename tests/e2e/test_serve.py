@@ -163,6 +163,14 @@ class Player(SSHTmux):
             raise AssertionError(f"{exc}; the screen:\n{await self.screen()}") from None
         return str(found)
 
+    async def see_change(self, screen: str, seconds: float = 3.0) -> str:
+        """Wait until the screen differs from `screen` (for at most `seconds`); the screen."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        while (now := await self.screen()) == screen \
+                and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(POLL_SECONDS)
+        return now
+
     async def _matching(self, pattern: str) -> str | None:
         screen = await self.screen()
         return screen if re.search(pattern, screen) else None

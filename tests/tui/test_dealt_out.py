@@ -37,7 +37,7 @@ async def test_a_person_dealt_out_is_told_so_and_not_offered_the_seats_turns() -
             assert isinstance(screen, GameScreen)
             seat = me.my_seat
             await until(lambda: seat_to_move(host, seat), "this seat's turn, all else sent")
-            assert screen.my_turn
+            await wait_until(pilot, lambda: screen.my_turn, "the turn on this screen")
             back = hold_reconnection(me)
             assert me._conn is not None
             await me._conn.close()  # away past the host's patience: dealt out
