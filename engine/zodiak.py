@@ -451,8 +451,8 @@ class ZodiakRound:
         v.reshuffles = []
         v.sees_stock = False
         v.history = [] if not history else [
-            e if e.seat == seat else MoveEffect(e.seat, e.move, (None,) * len(e.drawn),
-                                                e.reshuffles, e.went_out)
+            e if e.seat == seat or not e.drawn
+            else MoveEffect(e.seat, e.move, (None,) * len(e.drawn), e.reshuffles, e.went_out)
             for e in self.history
         ]
         return v
