@@ -244,7 +244,8 @@ class ClientChecks(SeatState):
         if self.ledger is None or self.ledger.number != number:
             if self.ledger is not None and not self.ledger.ended:
                 self.emit(Notice(f"round {self.ledger.number} could not be audited: this"
-                                 " client missed its end", "warning"))
+                                 " client missed its end", "warning",
+                                 round=self.ledger.number))
             self.ledger = RoundLedger(self.game, self.table, number, self.my_seat)
             self.ledger.house = self.house
         ledger = self.ledger
@@ -528,7 +529,8 @@ class ClientChecks(SeatState):
         self.verdicts.append(verdict)  # the --result file's audit, for scripts
         told = (verdict if failures else
                 f"round {ledger.number} audited: shuffle, deal and every move check out")
-        self.emit(Notice(told, "error" if failures else "info", kept=bool(failures)))
+        self.emit(Notice(told, "error" if failures else "info", kept=bool(failures),
+                         round=ledger.number))
         self.emit(RoundEnded(view.copy() if view else None, winner,
                              read_number(msg.points, "'points'"), tuple(scores),
                              msg.summary[:200], ledger.number))

@@ -122,7 +122,8 @@ class SeatMental(SeatState):
                     self._mental_synced()
             else:
                 self.emit(Notice(f"round {number} was dealt from a deck shuffled before this"
-                                 " client came in: the table shows from the next deal"))
+                                 " client came in: the table shows from the next deal",
+                                 round=number))
             return
         self._mental_start(MentalPlay(self.game, self.table, number, party, tuple(parties),
                                       signs, dealer, tuple(scores), house=self.house,
@@ -217,7 +218,8 @@ class SeatMental(SeatState):
         self.emit(Notice(f"round {number} is dealt again"
                          + (f": {names} gone, the host's bots play for them" if names else
                             " (the host started again)")
-                         + ("; the host sees their cards" if names else ""), "warning"))
+                         + ("; the host sees their cards" if names else ""), "warning",
+                         round=number))
         self._mental_start(MentalPlay(self.game, self.table, number, self._party(dealt), dealt,
                                       play.signs, play.dealer, play.scores, epoch + 1,
                                       house=self.house, defer_checks=True))
@@ -315,7 +317,7 @@ class SeatMental(SeatState):
         self.emit(Notice(f"round {play.round_no}: a check of this deal failed, so this client"
                          " checks and takes nothing more of it (it opens no more cards and"
                          " sends no more shares of it) until the host deals again", "error",
-                         kept=True))
+                         kept=True, round=play.round_no))
 
     def _blame(self, exc: FairnessError) -> None:
         """Show a failed mental-poker check; the host holds the key of its bots' party, so
@@ -399,7 +401,8 @@ class SeatMental(SeatState):
             self.emit(Notice(f"round {play.round_no} was dealt from a deck this client did not"
                              " see shuffled, so it holds no key of it: the host deals the round"
                              " again" if play.blind else "this client lost its round key when"
-                             " it stopped: the host deals the round again", "warning"))
+                             " it stopped: the host deals the round again", "warning",
+                             round=play.round_no))
             lost = {"epoch": play.first_epoch} if play.blind else {}
             self._sign_mental(pack("mp_lost", round=play.round_no, **lost))
             return

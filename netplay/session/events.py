@@ -108,6 +108,15 @@ class Notice:
     level: str = "info"
     kept: bool = False
     state: bool = False
+    round: int | None = None  # the table's number of the round the text begins with
+
+    def numbered_from(self, rounds_before: int) -> str:
+        """The text with its round numbered as a screen that began counting `rounds_before`
+        rounds into the table (a rematch's) numbers it."""
+        prefix = f"round {self.round}"
+        if self.round is None or not rounds_before or not self.text.startswith(prefix):
+            return self.text
+        return f"round {self.round - rounds_before}{self.text[len(prefix):]}"
 
     @property
     def out_of_reach(self) -> bool:

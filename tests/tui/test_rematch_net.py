@@ -107,6 +107,11 @@ async def test_the_host_offers_a_rematch_a_joined_seat_accepts_and_the_bot_stays
             assert host.round_base >= 1 and me.round_number > host.round_base
             await wait_until(pilot, lambda: isinstance(app.screen, MatchResult), "the 2nd end",
                              limit=60)
+            # Its notices too: the audit of its first round is "round 1", as the title says.
+            lines = list(screen.log_lines)
+            begun = next(i for i, line in enumerate(lines) if "A new match with the same" in line)
+            audits = [line for line in lines[begun:] if " audited: " in line]
+            assert audits and audits[0].startswith("round 1 audited: "), lines[begun:]
             await pilot.pause(0.3)
     finally:
         for task in players:

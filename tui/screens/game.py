@@ -384,7 +384,8 @@ class GameScreen(MatchWords, Screen[None]):
 
     def _notice(self, event: Notice) -> None:
         """A notice: logged, and popped up when it matters and not too often."""
-        self.write_log(event.text, note=True)
+        text = event.numbered_from(self.rounds_before)  # a rematch's rounds count from 1 here
+        self.write_log(text, note=True)
         halted_before = bool(self.halted)
         # While the host is out of reach nobody's move counts: do not invite one. Only the
         # session's own `state` notices say so (a host's refusal or a chat line may read alike).
@@ -401,7 +402,7 @@ class GameScreen(MatchWords, Screen[None]):
         repeated = event.state and bool(self.halted) == halted_before
         if event.level != "info" and not lobby_chat and not repeated \
                 and self._may_toast(event):
-            self.notify(literal(event.text).plain, markup=False,
+            self.notify(literal(text).plain, markup=False,
                         severity=TOAST_SEVERITY.get(event.level, "information"))
 
     async def _pace(self, seat: int) -> None:
