@@ -6,7 +6,7 @@ They speak docs/PROTOCOL.md by hand (tests/e2e/hostile_peer.py's RawPeer) and st
 SECONDS, writing what they saw to OUT as JSON:
 
 - `seat-conns`: takes a free seat (its key proven), then joins that seat again with its token
-  and key from 15 more conns, one every 0.2 s, holding every one open: a relay that kept
+  and key from 15 more conns, one every 0.05 s, holding every one open: a relay that kept
   counting each as a seat would have no seat slot left for anyone else. OUT (then it prints
   `holding` and holds its last conn, never moving): each conn's close code (None: open).
 - `starve`: holds no seat. It fills the lobby's chain with the chat its watchers may say, then
@@ -16,7 +16,8 @@ SECONDS, writing what they saw to OUT as JSON:
   begins that. OUT: the answers it got (written every 50 conns, and at the end).
 - `chat-flood`: takes a free seat, then says long chat lines as fast as its conn may send,
   joining its seat again from a fresh conn (with a fresh conn budget) every 20 lines. OUT:
-  how many of its lines the host signed into the chain, and the refusals.
+  how many of its lines the host signed into the chain, the refusals, and whether the match
+  ended (its host gone) before SECONDS did.
 """
 
 from __future__ import annotations
@@ -72,12 +73,14 @@ async def seat_conns(url: str, room: str | None, out: Path, seconds: float) -> N
         token = welcome["token"]
         peers, readers = [first], [asyncio.create_task(drain(first))]
         for _ in range(15):
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.05)
             peer = await RawPeer.enter(http, url, room)
             await sit(peer, identity, token)
             peers.append(peer)
             readers.append(asyncio.create_task(drain(peer)))
-        await asyncio.sleep(2)  # for the closes to arrive
+        closes = time.monotonic() + 5  # for the closes to arrive
+        while sum(p.ws.closed for p in peers) < 15 and time.monotonic() < closes:
+            await asyncio.sleep(0.05)
         out.write_text(json.dumps({"seat": welcome["seat"],
                                    "closed": [p.ws.close_code for p in peers]}))
         print("holding", flush=True)
@@ -119,8 +122,9 @@ async def starve(url: str, room: str | None, out: Path, seconds: float) -> None:
         await peer.ws.close()
 
     try:
-        for i in range(10):  # the 200 lines those without a seat may say in a chain, together
-            await one_watcher(sessions[SOURCES[i % len(SOURCES)]], 20)
+        # The 200 lines those without a seat may say in a chain, together; side by side.
+        await asyncio.gather(*(one_watcher(sessions[SOURCES[i % len(SOURCES)]], 20)
+                               for i in range(10)))
         shots: set[asyncio.Task[None]] = set()
         sent = 0
         print("starving", flush=True)
@@ -144,7 +148,7 @@ async def chat_flood(url: str, room: str | None, out: Path, seconds: float) -> N
     stop = time.monotonic() + seconds
     answers: Counter[str] = Counter()
     said: set[tuple[int, int]] = set()  # (chain, number) of each of its lines the host signed
-    sent = 0
+    sent, ended = 0, False
     async with aiohttp.ClientSession() as http:
         peer = await RawPeer.enter(http, url, room)
         welcome = await sit(peer, identity)
@@ -168,12 +172,17 @@ async def chat_flood(url: str, room: str | None, out: Path, seconds: float) -> N
                     line = msgpack.unpackb(payload, raw=False)
                     if line.get("t") == "chat" and line.get("seat") == seat:
                         said.add((body["c"], seq))
-            old, peer = peer, await RawPeer.enter(http, url, room)
+            old = peer
+            try:
+                peer = await RawPeer.enter(http, url, room)
+            except (aiohttp.ClientError, OSError):
+                ended = True  # the match is over and its host gone
+                break
             await old.ws.close()
             await sit(peer, identity, token)
         await peer.ws.close()
     out.write_text(json.dumps({"seat": seat, "sent": sent, "said": len(said),
-                               "answers": answers}))
+                               "answers": answers, "ended": ended}))
 
 
 MODES = {"seat-conns": seat_conns, "starve": starve, "chat-flood": chat_flood}

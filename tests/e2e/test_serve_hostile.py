@@ -351,18 +351,24 @@ async def test_silent_connections_to_the_browser_door_are_capped_per_address(
 async def test_idle_browser_and_ssh_sessions_are_closed(serve: ServerMaker,
                                                         players: Callable[[], Player]) -> None:
     server = await serve("--idle-minutes", "0.1")  # six seconds
-    alice = players()
-    await alice.login(server, "alice")
-    await alice.see("closed after 6 s without input")
-    await alice.see("EXIT=1")
-    async with aiohttp.ClientSession() as http, http.ws_connect(
-            f"ws://127.0.0.1:{server.web_port}/ws?width=80&height=24") as terminal:
-        while True:
-            message = await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)
-            if message.type is aiohttp.WSMsgType.CLOSE:
-                assert message.extra == "closed after a while without input"
-                break
-            assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+
+    async def over_ssh() -> None:
+        alice = players()
+        await alice.login(server, "alice")
+        await alice.see("closed after 6 s without input")
+        await alice.see("EXIT=1")
+
+    async def in_a_browser() -> None:
+        async with aiohttp.ClientSession() as http, http.ws_connect(
+                f"ws://127.0.0.1:{server.web_port}/ws?width=80&height=24") as terminal:
+            while True:
+                message = await asyncio.wait_for(terminal.receive(), WAIT_SECONDS)
+                if message.type is aiohttp.WSMsgType.CLOSE:
+                    assert message.extra == "closed after a while without input"
+                    break
+                assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), message
+
+    await asyncio.gather(over_ssh(), in_a_browser())  # idle side by side: one wait, not two
 
 
 async def test_one_visitor_address_keeps_at_most_two_tables_open(
