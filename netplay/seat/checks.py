@@ -89,6 +89,10 @@ class ClientChecks(SeatState):
             if self.ledger is not None and self.ledger.number >= chain:
                 self.ledger = None  # the round is sent again from its start
             self._begin_chain(chain)
+        elif self.my_seat is not None and not self._heads:
+            # Seated in the chain it already follows as a watcher (`join --expect` watches
+            # until the host's key is the one expected): it signs there from the start.
+            self._start_heads()
         self.phase = "catchup"
 
     def _on_synced(self, msg: Synced) -> None:
@@ -126,7 +130,13 @@ class ClientChecks(SeatState):
         room = chain_room(self.table, number)
         self.chain, self.chain_no = TranscriptChain(room, keys), number
         self._unforwarded = {}  # numbered in the chain they were signed in
+        self._start_heads()
+
+    def _start_heads(self) -> None:
+        """This seat's chains of signed messages (its moves, its nonces) in the current round's
+        chain, from their start."""
         if self.my_seat is not None:
+            room = chain_room(self.table, self.chain_no)
             self._heads = {"move": ChainHead.start(room, self.my_seat),
                            "nonce": ChainHead.start(room, nonce_sender(self.my_seat))}
 

@@ -327,8 +327,12 @@ class HostLobby(TableState):
 
     async def _on_ready(self, conn: int, msg: Ready) -> None:
         index = self.seat_of(conn)
-        if index is None or self.started:
-            raise ProtocolError("not_allowed", "only a seated player says ready, before the start")
+        if index is None:
+            raise ProtocolError("not_allowed", "only a seated player says ready")
+        if self.started:
+            # Nothing to do, and nothing wrong: a headless host or a server table starts as
+            # soon as every seat is taken, so a seat's ready sent on sitting down crosses it.
+            return
         self.seats[index].ready = msg.ready
         await self._send_lobby()
         await self._start_if_everyone_is_in()

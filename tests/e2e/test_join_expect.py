@@ -30,3 +30,8 @@ def test_join_expect_admits_the_printed_host_and_refuses_another(procs: Procs) -
     wait_all([host, seat])
     result = json.loads((procs.tmp / "r0.json").read_text())
     assert result["verified"] is True and seat.returncode == 0
+    # Seated after watching (until the host's key proved to be the expected one), the seat
+    # commits to its first nonce in the lobby, as every seat does: the first deal did not wait
+    # the reveal timeout (10 s) for it. Its ready, which the start crossed, is not refused.
+    assert "did not commit to its first nonce" not in procs.log("host")
+    assert "refused" not in procs.log("seat")
