@@ -64,6 +64,18 @@ async def drain(peer: RawPeer) -> None:
             pass
 
 
+async def enter_again(http: aiohttp.ClientSession, url: str, room: str | None) -> RawPeer | str:
+    """A fresh conn; or, when none opens for 3 s (the match over, its host gone), why not."""
+    deadline = time.monotonic() + 3
+    while True:
+        try:
+            return await RawPeer.enter(http, url, room)
+        except (aiohttp.ClientError, OSError) as exc:
+            if time.monotonic() > deadline:
+                return repr(exc)
+            await asyncio.sleep(0.2)
+
+
 async def seat_conns(url: str, room: str | None, out: Path, seconds: float) -> None:
     identity = Identity.generate()
     stop = time.monotonic() + seconds
@@ -148,7 +160,7 @@ async def chat_flood(url: str, room: str | None, out: Path, seconds: float) -> N
     stop = time.monotonic() + seconds
     answers: Counter[str] = Counter()
     said: set[tuple[int, int]] = set()  # (chain, number) of each of its lines the host signed
-    sent, ended = 0, False
+    sent, ended = 0, ""
     async with aiohttp.ClientSession() as http:
         peer = await RawPeer.enter(http, url, room)
         welcome = await sit(peer, identity)
@@ -172,12 +184,11 @@ async def chat_flood(url: str, room: str | None, out: Path, seconds: float) -> N
                     line = msgpack.unpackb(payload, raw=False)
                     if line.get("t") == "chat" and line.get("seat") == seat:
                         said.add((body["c"], seq))
-            old = peer
-            try:
-                peer = await RawPeer.enter(http, url, room)
-            except (aiohttp.ClientError, OSError):
-                ended = True  # the match is over and its host gone
+            old, fresh = peer, await enter_again(http, url, room)
+            if isinstance(fresh, str):
+                ended = fresh
                 break
+            peer = fresh
             await old.ws.close()
             await sit(peer, identity, token)
         await peer.ws.close()

@@ -90,9 +90,10 @@ def test_a_seat_flooding_chat_from_fresh_conns_says_a_bounded_amount(
     fresh conn (with a fresh conn budget) every 20 lines: its seat's chat budget, kept across
     its conns, lets through 20 lines and one every 2 s, and the honest seats finish."""
     seconds = 20.0
-    # A match to 30, not 10: the seat's bot, moving for it at its turns, once won the match to
-    # 10 before the flood was over.
-    host, port = direct_host(procs, *TABLE[:-1], "target=30", "--seed", "7")
+    # Turns of 5 s, not 1: the flooding seat's bot moves for it when its time runs out, and
+    # with 1 s it once won the match (this deal: at its sixth turn) before the flood was over.
+    assert TABLE[6:8] == ("--turn-seconds", "1")
+    host, port = direct_host(procs, *TABLE[:7], "5", *TABLE[8:], "--seed", "7")
     crowd = start_crowd(procs, "chat-flood", port, seconds)
     procs.wait_for_log("host", r"seat 0 \(crowd\) joined")
     seats = start_bots(procs, [f"127.0.0.1:{port}", "--allow-trusted-dealer"], 2)
