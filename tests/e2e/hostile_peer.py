@@ -116,7 +116,7 @@ async def sync_flood(peer: RawPeer, out: Path, seconds: float) -> None:
                      "watch": True, "c": -1, "n": 0})
     await peer.until({"synced"})
     before = peer.bytes
-    reading = asyncio.create_task(peer.until({"never"}, seconds + 5))
+    reading = asyncio.create_task(peer.until({"never"}, seconds + 2))  # and answers on the way
     deadline = time.monotonic() + seconds
     sent = 0
     while time.monotonic() < deadline:
