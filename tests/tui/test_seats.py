@@ -20,6 +20,7 @@ from tui.app import CardApp
 from tui.screens.dialogs import ConfirmQuit
 from tui.screens.game import GameScreen
 from tui.screens.seats import SeatsScreen
+from tui.widgets.gamelog import GameLog
 
 
 async def wait_until(pilot, check, what: str, limit: float = 15.0) -> None:
@@ -182,8 +183,11 @@ async def test_a_host_flooding_the_lobby_with_chat_keeps_the_client_bounded() ->
             await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the game",
                              limit=60)
             screen = app.screen
+            # Both logs (wide and narrow layouts) get every line; neither exists until the
+            # screen has composed, which can come after it is the app's screen.
             await wait_until(pilot, lambda: any("left out" in line.text
-                                                for line in screen.log_widget.lines),
+                                                for log in screen.query(GameLog)
+                                                for line in log.lines),
                              "the count of notices left out", limit=60)
             # Leave only once the game screen is whole: its header's title is set after mount.
             await wait_until(pilot, lambda: screen.view is not None, "the first deal", limit=60)
