@@ -202,7 +202,8 @@ class SeatsScreen(Screen[None]):
             await self.session.set_ready(ready)
 
     async def action_add_bot(self) -> None:
-        empty = next((i for i, seat in enumerate(self.seats) if not seat.name), None)
+        seats = self.session.seats or self.seats  # the latest lobby, not the last one drawn
+        empty = next((i for i, seat in enumerate(seats) if not seat.name), None)
         if empty is None:
             self.notify("Every seat is taken.")
         else:
